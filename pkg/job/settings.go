@@ -1,0 +1,36 @@
+package job
+
+// Settings are the render-time choices that are not part of a job: the
+// `tfgen` key of the chart's values.
+type Settings struct {
+	// supervisorImage holds tfsupervisor; its init container installs it.
+	SupervisorImage string `json:"supervisorImage"`
+	// clusterDomain, when set, is appended to replica addresses.
+	ClusterDomain string `json:"clusterDomain,omitempty"`
+	// kubeVersion ("1.37") says which cluster features may be used.
+	KubeVersion string `json:"kubeVersion"`
+	// excludeEvaluator leaves the evaluator out of TF_CONFIG's cluster.
+	ExcludeEvaluator bool `json:"excludeEvaluator,omitempty"`
+	// accelerators maps a resource name (nvidia.com/gpu) to what a
+	// container requesting it gets (seed 000's controller config).
+	Accelerators map[string]Accelerator `json:"accelerators,omitempty"`
+}
+
+// Accelerator is what a container using an accelerator resource needs.
+type Accelerator struct {
+	Volumes []AcceleratorVolume `json:"volumes,omitempty"`
+	EnvVars []EnvVar            `json:"envVars,omitempty"`
+}
+
+// AcceleratorVolume is a host path mounted into the container.
+type AcceleratorVolume struct {
+	Name      string `json:"name"`
+	HostPath  string `json:"hostPath"`
+	MountPath string `json:"mountPath"`
+}
+
+// EnvVar is a plain environment variable.
+type EnvVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
