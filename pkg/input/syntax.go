@@ -1,0 +1,106 @@
+package input
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// SyntaxError is a malformed document.
+type SyntaxError struct {
+	// File is the document's file (Stdin for standard input).
+	File string
+	// Line is the line of File the parser stopped at, from 1.
+	Line int
+	// Msg is the parser's message, with line numbers made relative to File.
+	Msg string
+	// Format is "YAML" or "JSON".
+	Format string
+}
+
+// Error prints "FILE:LINE: invalid YAML: MSG".
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d: invalid %s: %s", DisplayName(e.File), e.Line, e.Format, e.Msg)
+}
+
+// JSON returns the document as JSON: its text when it already is JSON, else
+// the YAML converted as Kubernetes does (sigs.k8s.io/yaml). A malformed
+// document gives a *SyntaxError.
+func (d Document) JSON() ([]byte, error) {
+	if t := bytes.TrimSpace(d.Raw); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+		return t, nil
+	}
+	j, err := yaml.YAMLToJSON(d.Raw)
+	if err != nil {
+		return nil, d.yamlError(err)
+	}
+	return j, nil
+}
+
+// DuplicateKeys returns a *SyntaxError naming the first mapping key that a
+// YAML document defines twice (JSON() keeps the last), or nil.
+func (d Document) DuplicateKeys() error {
+	if t := bytes.TrimSpace(d.Raw); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+		return nil
+	}
+	if _, err := yaml.YAMLToJSONStrict(d.Raw); err != nil {
+		if _, lax := yaml.YAMLToJSON(d.Raw); lax == nil {
+			return d.yamlError(err)
+		}
+	}
+	return nil
+}
+
+var (
+	lineRE   = regexp.MustCompile(`\bline (\d+)`)
+	prefixes = []string{"error converting YAML to JSON:", "yaml:", "unmarshal errors:"}
+)
+
+// yamlError turns a parser error into a *SyntaxError, moving the parser's
+// line numbers (relative to the document) to lines of the file.
+func (d Document) yamlError(err error) *SyntaxError {
+	msg := strings.TrimSpace(err.Error())
+	for _, p := range prefixes {
+		msg = strings.TrimSpace(strings.TrimPrefix(msg, p))
+	}
+	start := d.Line
+	if start < 1 {
+		start = 1
+	}
+	line := start
+	if m := lineRE.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			line = start + n - 1
+		}
+	}
+	msg = lineRE.ReplaceAllStringFunc(msg, func(s string) string {
+		n, err := strconv.Atoi(strings.TrimPrefix(s, "line "))
+		if err != nil {
+			return s
+		}
+		return "line " + strconv.Itoa(start+n-1)
+	})
+	// "line N: " at the start repeats Line.
+	if rest, ok := strings.CutPrefix(msg, "line "+strconv.Itoa(line)+":"); ok {
+		msg = strings.TrimSpace(rest)
+	}
+	return &SyntaxError{File: d.File, Line: line, Msg: msg, Format: "YAML"}
+}
+
+func jsonError(file string, data []byte, err error) error {
+	var se *json.SyntaxError
+	line := 1
+	if errors.As(err, &se) {
+		line = lineAt(data, int(se.Offset))
+	} else if errors.Is(err, io.ErrUnexpectedEOF) {
+		line = lineAt(data, len(data))
+	}
+	return &SyntaxError{File: file, Line: line, Msg: err.Error(), Format: "JSON"}
+}
