@@ -57,6 +57,42 @@ func (j *Job) RunPolicyPath() *field.Path {
 	return field.NewPath("spec", "runPolicy")
 }
 
+// ReplicasPath returns the user's field path of the replica specs as a whole.
+func (j *Job) ReplicasPath() *field.Path {
+	if j.Source.Paths.Replicas != nil {
+		return j.Source.Paths.Replicas
+	}
+	if j.Framework() == MXNet {
+		return field.NewPath("spec", "mxReplicaSpecs")
+	}
+	return field.NewPath("spec", "tfReplicaSpecs")
+}
+
+// SpecFieldPath returns the user's path of the spec-level field with
+// canonical JSON name name (spec.NAME unless the dialect spells it otherwise).
+func (j *Job) SpecFieldPath(name string) *field.Path {
+	if p := j.Source.Paths.Fields[name]; p != nil {
+		return p
+	}
+	return field.NewPath("spec", name)
+}
+
+// RunPolicyFieldPath returns the user's path of run-policy field name.
+func (j *Job) RunPolicyFieldPath(name string) *field.Path {
+	if p := j.Source.Paths.Fields["runPolicy."+name]; p != nil {
+		return p
+	}
+	return j.RunPolicyPath().Child(name)
+}
+
+// ReplicaFieldPath returns the user's path of field name of replica type t.
+func (j *Job) ReplicaFieldPath(t ReplicaType, name string) *field.Path {
+	if p := j.Source.Paths.Fields[string(t)+"."+name]; p != nil {
+		return p
+	}
+	return j.ReplicaPath(t).Child(name)
+}
+
 // Count returns the number of replicas of spec, 1 when unset.
 func (s *ReplicaSpec) Count() int32 {
 	if s == nil {

@@ -163,6 +163,8 @@ type SchedulerSpec struct {
 	Gang string `json:"gang,omitempty"`
 	// schedulerName set on every pod when not empty (volcano sets its own).
 	SchedulerName string `json:"schedulerName,omitempty"`
+	// queue of the scheduler named by schedulerName (T9k's t9kScheduler.queue).
+	Queue string `json:"queue,omitempty"`
 	// priority from T9k's t9kScheduler, kept as a pod annotation.
 	Priority *int32 `json:"priority,omitempty"`
 }
@@ -194,4 +196,12 @@ type Source struct {
 type Paths struct {
 	Replica   func(ReplicaType) *field.Path
 	RunPolicy *field.Path
+	// Replicas is the path of the replica specs as a whole
+	// (spec.replicaSpecs); nil means spec.tfReplicaSpecs or spec.mxReplicaSpecs.
+	Replicas *field.Path
+	// Fields maps canonical field names a dialect spells differently to the
+	// user's path: spec-level fields by JSON name ("minInstances" →
+	// spec.min-instances), run-policy fields as "runPolicy.NAME", replica
+	// fields as "TYPE.NAME" ("Worker.port" → spec.replicaSpecs[1].tfPort).
+	Fields map[string]*field.Path
 }
