@@ -1,0 +1,139 @@
+package controlplane
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// pki is the key material of one control plane, written as PEM files in dir.
+type pki struct {
+	caCert        []byte // PEM of the cluster CA
+	caFile        string // cluster CA certificate
+	servingCert   string // API server serving certificate, signed by the CA
+	servingKey    string
+	saKey         string // service-account signing key (private)
+	saPub         string // its public half, for verifying tokens
+	adminToken    string
+	tokenAuthFile string
+}
+
+// newPKI generates a CA, an API server serving certificate for loopback and
+// the in-cluster names, a service-account signing key and an admin token.
+func newPKI(dir string, serviceIP net.IP) (*pki, error) {
+	p := &pki{
+		caFile:        filepath.Join(dir, "ca.crt"),
+		servingCert:   filepath.Join(dir, "apiserver.crt"),
+		servingKey:    filepath.Join(dir, "apiserver.key"),
+		saKey:         filepath.Join(dir, "sa.key"),
+		saPub:         filepath.Join(dir, "sa.pub"),
+		tokenAuthFile: filepath.Join(dir, "tokens.csv"),
+	}
+	now := time.Now()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "tfgen-test-ca"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, caKey.Public(), caKey)
+	if err != nil {
+		return nil, err
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, err
+	}
+	p.caCert = pemBlock("CERTIFICATE", caDER)
+
+	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	srvTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: "kube-apiserver"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, serviceIP},
+		DNSNames: []string{"localhost", "kubernetes", "kubernetes.default",
+			"kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+	}
+	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, ca, srvKey.Public(), caKey)
+	if err != nil {
+		return nil, err
+	}
+
+	// RSA: the signing algorithm every Kubernetes component and client accepts.
+	saKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, err
+	}
+	p.adminToken = rand.Text()
+
+	files := []struct {
+		path string
+		data func() ([]byte, error)
+	}{
+		{p.caFile, func() ([]byte, error) { return p.caCert, nil }},
+		{p.servingCert, func() ([]byte, error) { return pemBlock("CERTIFICATE", srvDER), nil }},
+		{p.servingKey, func() ([]byte, error) { return privatePEM(srvKey) }},
+		{p.saKey, func() ([]byte, error) { return privatePEM(saKey) }},
+		{p.saPub, func() ([]byte, error) { return publicPEM(saKey.Public()) }},
+		{p.tokenAuthFile, func() ([]byte, error) {
+			return fmt.Appendf(nil, "%s,%s,%s,\"system:masters\"\n", p.adminToken, adminUser, adminUser), nil
+		}},
+	}
+	for _, f := range files {
+		data, err := f.data()
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(f.path, data, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+const adminUser = "tfgen-test-admin"
+
+func pemBlock(typ string, der []byte) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
+}
+
+func privatePEM(key crypto.Signer) ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return pemBlock("PRIVATE KEY", der), nil
+}
+
+func publicPEM(key crypto.PublicKey) ([]byte, error) {
+	der, err := x509.MarshalPKIXPublicKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return pemBlock("PUBLIC KEY", der), nil
+}

@@ -1,0 +1,269 @@
+package controlplane
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Options says what to start.
+type Options struct {
+	// ControllerManager starts kube-controller-manager (all controllers,
+	// each with its own ServiceAccount credentials).
+	ControllerManager bool
+	// Scheduler starts kube-scheduler.
+	Scheduler bool
+	// BinDir holds the binaries; default $TFGEN_BIN, else bin/ at the root
+	// of the tfgen module.
+	BinDir string
+	// ExtraAPIServerFlags are appended to kube-apiserver's flags.
+	ExtraAPIServerFlags []string
+	// StartTimeout bounds the whole start; default 2 minutes.
+	StartTimeout time.Duration
+}
+
+// ServiceCIDR is the cluster's Service IP range.
+const ServiceCIDR = "10.0.0.0/24"
+
+// ControlPlane is a running control plane. Its methods are safe for
+// concurrent use.
+type ControlPlane struct {
+	dir        string
+	kubeconfig string
+	config     *rest.Config
+	client     kubernetes.Interface
+	pki        *pki
+	procs      []*process // in start order
+	startTime  time.Duration
+}
+
+// Start starts etcd and kube-apiserver, and the controller-manager and
+// scheduler if opts asks, and returns once each is healthy. On error nothing
+// is left running; the error carries the failing process's recent output.
+func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
+	bin := opts.BinDir
+	if bin == "" {
+		if bin, err = binDir(); err != nil {
+			return nil, err
+		}
+	}
+	wanted := []string{"etcd", "kube-apiserver"}
+	if opts.ControllerManager {
+		wanted = append(wanted, "kube-controller-manager")
+	}
+	if opts.Scheduler {
+		wanted = append(wanted, "kube-scheduler")
+	}
+	for _, name := range wanted {
+		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
+			return nil, missingBinary(bin, name)
+		}
+	}
+	timeout := opts.StartTimeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	began := time.Now()
+
+	dir, err := os.MkdirTemp("", "tfgen-controlplane-")
+	if err != nil {
+		return nil, err
+	}
+	cp := &ControlPlane{dir: dir}
+	defer func() {
+		if err != nil {
+			cp.Stop()
+		}
+	}()
+	_, svcNet, _ := net.ParseCIDR(ServiceCIDR)
+	serviceIP := append(net.IP(nil), svcNet.IP.To4()...)
+	serviceIP[3]++
+	if cp.pki, err = newPKI(dir, serviceIP); err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(5)
+	if err != nil {
+		return nil, err
+	}
+	etcdPort, etcdPeerPort, apiPort, kcmPort, schedPort := ports[0], ports[1], ports[2], ports[3], ports[4]
+
+	if err := cp.startEtcd(ctx, bin, etcdPort, etcdPeerPort); err != nil {
+		return nil, err
+	}
+	if err := cp.startAPIServer(ctx, bin, apiPort, etcdPort, opts.ExtraAPIServerFlags); err != nil {
+		return nil, err
+	}
+	if opts.ControllerManager {
+		if err := cp.startControllerManager(ctx, bin, kcmPort); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Scheduler {
+		if err := cp.startScheduler(ctx, bin, schedPort); err != nil {
+			return nil, err
+		}
+	}
+	cp.startTime = time.Since(began)
+	return cp, nil
+}
+
+func (cp *ControlPlane) start(bin, name string, args ...string) (*process, error) {
+	p, err := startProcess(bin, cp.dir, name, args...)
+	if err != nil {
+		return nil, err
+	}
+	cp.procs = append(cp.procs, p)
+	return p, nil
+}
+
+func (cp *ControlPlane) startEtcd(ctx context.Context, bin string, port, peerPort int) error {
+	client := fmt.Sprintf("http://127.0.0.1:%d", port)
+	peer := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
+	p, err := cp.start(bin, "etcd",
+		"--name=default",
+		"--data-dir="+filepath.Join(cp.dir, "etcd"),
+		"--listen-client-urls="+client,
+		"--advertise-client-urls="+client,
+		"--listen-peer-urls="+peer,
+		"--initial-advertise-peer-urls="+peer,
+		"--initial-cluster=default="+peer,
+		"--unsafe-no-fsync", // test data: durability is not wanted, speed is
+		"--log-level=warn",
+	)
+	if err != nil {
+		return err
+	}
+	return p.waitHealthy(ctx, http.DefaultClient, client+"/health", nil)
+}
+
+func (cp *ControlPlane) startAPIServer(ctx context.Context, bin string, port, etcdPort int, extra []string) error {
+	k := cp.pki
+	args := []string{
+		"--advertise-address=127.0.0.1",
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--etcd-servers=" + fmt.Sprintf("http://127.0.0.1:%d", etcdPort),
+		"--cert-dir=" + cp.dir,
+		"--tls-cert-file=" + k.servingCert,
+		"--tls-private-key-file=" + k.servingKey,
+		"--client-ca-file=" + k.caFile,
+		"--token-auth-file=" + k.tokenAuthFile,
+		"--authorization-mode=Node,RBAC",
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + k.saPub,
+		"--service-account-signing-key-file=" + k.saKey,
+		"--service-cluster-ip-range=" + ServiceCIDR,
+		"--allow-privileged=true",
+		// The "kubernetes" Service cannot have a loopback endpoint.
+		"--endpoint-reconciler-type=none",
+	}
+	p, err := cp.start(bin, "kube-apiserver", append(args, extra...)...)
+	if err != nil {
+		return err
+	}
+	url := fmt.Sprintf("https://127.0.0.1:%d", port)
+	cp.config = &rest.Config{
+		Host:            url,
+		BearerToken:     k.adminToken,
+		TLSClientConfig: rest.TLSClientConfig{CAData: k.caCert},
+		QPS:             100,
+		Burst:           200,
+	}
+	if cp.client, err = kubernetes.NewForConfig(cp.config); err != nil {
+		return err
+	}
+	if cp.kubeconfig, err = cp.writeKubeconfig("admin", k.adminToken, ""); err != nil {
+		return err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(k.caCert)
+	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	return p.waitHealthy(ctx, hc, url+"/readyz", http.Header{"Authorization": {"Bearer " + k.adminToken}})
+}
+
+// componentArgs are the flags kube-controller-manager and kube-scheduler share.
+func (cp *ControlPlane) componentArgs(name string, port int) []string {
+	return []string{
+		"--kubeconfig=" + cp.kubeconfig,
+		"--authentication-kubeconfig=" + cp.kubeconfig,
+		"--authorization-kubeconfig=" + cp.kubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + filepath.Join(cp.dir, name),
+		"--leader-elect=false",
+	}
+}
+
+func (cp *ControlPlane) startControllerManager(ctx context.Context, bin string, port int) error {
+	args := append(cp.componentArgs("kube-controller-manager", port),
+		"--controllers=*",
+		"--use-service-account-credentials=true",
+		"--service-account-private-key-file="+cp.pki.saKey,
+		"--root-ca-file="+cp.pki.caFile,
+		"--service-cluster-ip-range="+ServiceCIDR,
+	)
+	p, err := cp.start(bin, "kube-controller-manager", args...)
+	if err != nil {
+		return err
+	}
+	return p.waitHealthy(ctx, insecureLoopbackClient, fmt.Sprintf("https://127.0.0.1:%d/healthz", port), nil)
+}
+
+func (cp *ControlPlane) startScheduler(ctx context.Context, bin string, port int) error {
+	p, err := cp.start(bin, "kube-scheduler", cp.componentArgs("kube-scheduler", port)...)
+	if err != nil {
+		return err
+	}
+	return p.waitHealthy(ctx, insecureLoopbackClient, fmt.Sprintf("https://127.0.0.1:%d/healthz", port), nil)
+}
+
+// StartTime is how long Start took, from launching etcd to the last
+// component answering its health check.
+func (cp *ControlPlane) StartTime() time.Duration { return cp.startTime }
+
+// Dir is the control plane's temporary directory: PKI, etcd data, logs.
+func (cp *ControlPlane) Dir() string { return cp.dir }
+
+// Kubeconfig is the path of an admin kubeconfig (group system:masters).
+func (cp *ControlPlane) Kubeconfig() string { return cp.kubeconfig }
+
+// RestConfig returns a copy of the admin client configuration.
+func (cp *ControlPlane) RestConfig() *rest.Config { return rest.CopyConfig(cp.config) }
+
+// Client is an admin clientset.
+func (cp *ControlPlane) Client() kubernetes.Interface { return cp.client }
+
+// Logs returns the last lines (up to n per process) of every process's output.
+func (cp *ControlPlane) Logs(n int) string {
+	var b strings.Builder
+	for _, p := range cp.procs {
+		fmt.Fprintf(&b, "--- last lines of %s ---\n%s\n", p.logPath, p.tail(n))
+	}
+	return b.String()
+}
+
+// Stop stops the processes in reverse start order and removes the directory,
+// unless $TFGEN_KEEP_CONTROLPLANE is set. It is safe to call more than once.
+func (cp *ControlPlane) Stop() {
+	for i := len(cp.procs) - 1; i >= 0; i-- {
+		cp.procs[i].stop(10 * time.Second)
+	}
+	if os.Getenv("TFGEN_KEEP_CONTROLPLANE") == "" {
+		_ = os.RemoveAll(cp.dir)
+	} else {
+		fmt.Fprintf(os.Stderr, "controlplane: kept %s\n", cp.dir)
+	}
+}

@@ -1,0 +1,28 @@
+// Package controlplane runs a real Kubernetes control plane for tests: etcd,
+// kube-apiserver and, on request, kube-controller-manager and kube-scheduler,
+// as local processes on 127.0.0.1 with free ports and a temporary directory.
+// There are no fakes: the binaries are the ones `make tools` builds into
+// bin/ (or $TFGEN_BIN). If they are missing, Start fails and says so.
+//
+// The API server uses serving certificates and a service-account signing key
+// generated here, a static token file with an admin token (group
+// system:masters), --authorization-mode=Node,RBAC and the default admission
+// plugins. The controller-manager runs with --use-service-account-credentials
+// so each controller acts as its own ServiceAccount, as in a real cluster.
+// There is no kubelet: pods get scheduled (bound to a Node the test creates)
+// but do not run.
+//
+// One control plane is shared per test package:
+//
+//	func TestMain(m *testing.M) {
+//		os.Exit(controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true}))
+//	}
+//
+//	func TestSomething(t *testing.T) {
+//		cp := controlplane.Shared(t) // started on first use
+//		cp.Client().CoreV1().Namespaces().Create(...)
+//	}
+//
+// Processes' output goes to files in the control plane's directory; it is
+// printed when Start fails and when the package's tests fail.
+package controlplane
