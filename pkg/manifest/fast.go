@@ -1,0 +1,342 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The fast path reads the YAML that tfgen's templates write: block
+// mappings and sequences whose leaves are plain words, integers, true,
+// false, null, or one-line JSON. It answers ok=false, never an error, for
+// anything outside that subset, and Parse then uses the full parser. A
+// test checks both agree on every rendered example and a fuzz test on
+// arbitrary input.
+
+// maxKey is the longest key the fast path accepts: YAML refuses implicit
+// keys over 1024 characters, so longer ones go to the full parser to fail
+// there as they would under Helm.
+const maxKey = 1000
+
+type fline struct {
+	indent int
+	text   string
+}
+
+type fastParser struct {
+	lines []fline
+	i     int
+}
+
+func parseFast(doc []byte) (Object, bool) {
+	if !printable(doc) {
+		return nil, false
+	}
+	lines, ok := splitLines(doc)
+	if !ok || len(lines) == 0 || lines[0].indent != 0 || isItem(lines[0].text) {
+		return nil, false
+	}
+	p := fastParser{lines: lines}
+	m, ok := p.mapping(0)
+	if !ok || p.i != len(lines) {
+		return nil, false
+	}
+	return m, true
+}
+
+func splitLines(doc []byte) ([]fline, bool) {
+	lines := make([]fline, 0, bytes.Count(doc, []byte("\n"))+1)
+	for len(doc) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(doc, '\n'); i >= 0 {
+			line, doc = doc[:i], doc[i+1:]
+		} else {
+			line, doc = doc, nil
+		}
+		n := 0
+		for n < len(line) && line[n] == ' ' {
+			n++
+		}
+		text := strings.TrimRight(string(line[n:]), " ")
+		if text == "" || text[0] == '#' {
+			continue
+		}
+		if text[0] == '\t' || strings.ContainsAny(text, "\t\r") || n == 0 && (text == "---" || text == "...") {
+			return nil, false
+		}
+		lines = append(lines, fline{indent: n, text: text})
+	}
+	return lines, true
+}
+
+func isItem(text string) bool { return text == "-" || strings.HasPrefix(text, "- ") }
+
+func (p *fastParser) mapping(indent int) (map[string]any, bool) {
+	m := map[string]any{}
+	for p.i < len(p.lines) {
+		l := p.lines[p.i]
+		if l.indent < indent {
+			break
+		}
+		if l.indent > indent || isItem(l.text) {
+			return nil, false
+		}
+		key, rest, ok := splitKey(l.text)
+		if !ok {
+			return nil, false
+		}
+		if _, dup := m[key]; dup {
+			return nil, false
+		}
+		p.i++
+		var v any
+		if rest != "" {
+			v, ok = scalar(rest)
+		} else {
+			v, ok = p.nested(indent)
+		}
+		if !ok {
+			return nil, false
+		}
+		m[key] = v
+	}
+	return m, true
+}
+
+// nested reads the block value of a key at indent whose line ended in ':'.
+func (p *fastParser) nested(indent int) (any, bool) {
+	if p.i >= len(p.lines) {
+		return nil, true
+	}
+	l := p.lines[p.i]
+	switch {
+	case l.indent > indent && isItem(l.text):
+		return p.sequence(l.indent)
+	case l.indent > indent:
+		return p.mapping(l.indent)
+	case l.indent == indent && isItem(l.text):
+		return p.sequence(indent)
+	}
+	return nil, true
+}
+
+func (p *fastParser) sequence(indent int) ([]any, bool) {
+	s := []any{}
+	for p.i < len(p.lines) {
+		l := p.lines[p.i]
+		if l.indent > indent {
+			return nil, false
+		}
+		if l.indent < indent || !isItem(l.text) {
+			break
+		}
+		var v any
+		var ok bool
+		switch rest := strings.TrimPrefix(l.text, "-"); {
+		case rest == "":
+			p.i++
+			v, ok = p.nested(indent + 1)
+			if ok && v == nil && p.i < len(p.lines) && p.lines[p.i].indent > indent {
+				ok = false
+			}
+		case rest[1] == ' ' || isItem(rest[1:]):
+			return nil, false
+		case isKeyLine(rest[1:]):
+			p.lines[p.i] = fline{indent: indent + 2, text: rest[1:]}
+			v, ok = p.mapping(indent + 2)
+		default:
+			v, ok = scalar(rest[1:])
+			p.i++
+		}
+		if !ok {
+			return nil, false
+		}
+		s = append(s, v)
+	}
+	return s, true
+}
+
+func isKeyLine(text string) bool {
+	_, _, ok := splitKey(text)
+	return ok
+}
+
+// splitKey splits "key: rest" or "key:"; the key is a plain word or a JSON string.
+func splitKey(text string) (key, rest string, ok bool) {
+	var after string
+	if text[0] == '"' {
+		end := jsonStringEnd(text)
+		if end < 0 || strings.Contains(text[:end], `\/`) || json.Unmarshal([]byte(text[:end]), &key) != nil {
+			return "", "", false
+		}
+		after = text[end:]
+	} else {
+		i := strings.Index(text, ": ")
+		if i < 0 {
+			if !strings.HasSuffix(text, ":") {
+				return "", "", false
+			}
+			i = len(text) - 1
+		}
+		key, after = text[:i], text[i:]
+		if !plainWord(key) {
+			return "", "", false
+		}
+	}
+	if len(key) > maxKey || after != ":" && !strings.HasPrefix(after, ": ") {
+		return "", "", false
+	}
+	return key, strings.TrimLeft(after[1:], " "), true
+}
+
+// jsonStringEnd returns the index just past the JSON string at the start of s.
+func jsonStringEnd(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+func scalar(s string) (any, bool) {
+	switch s[0] {
+	case '{', '[', '"':
+		return jsonValue(s)
+	}
+	switch s {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	case "null", "~":
+		return nil, true
+	}
+	if isInt(s) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil
+	}
+	return s, plainWord(s)
+}
+
+func isInt(s string) bool {
+	if s[0] == '-' {
+		s = s[1:]
+	}
+	if s == "" || s[0] == '0' && len(s) > 1 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainWord reports whether s reads as the same string under YAML 1.1 and
+// 1.2: it starts with a letter or '/', holds only [A-Za-z0-9_./:@+=-], does
+// not end in ':' and is not one of YAML 1.1's boolean or null words.
+func plainWord(s string) bool {
+	if s == "" || !isLetter(s[0]) && s[0] != '/' || s[len(s)-1] == ':' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !isLetter(c) && (c < '0' || c > '9') && !strings.ContainsRune("_./:@+=-", rune(c)) {
+			return false
+		}
+	}
+	return !yaml11Special(s)
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// yaml11Special reports the words YAML 1.1 reads as booleans or null.
+func yaml11Special(s string) bool {
+	if len(s) > 5 {
+		return false
+	}
+	switch strings.ToLower(s) {
+	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
+		return true
+	}
+	return false
+}
+
+func jsonValue(s string) (any, bool) {
+	if strings.Contains(s, `\/`) {
+		return nil, false // JSON's "\/" escape is not YAML 1.1's
+	}
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return nil, false
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, false
+	}
+	return normalizeFast(v)
+}
+
+// normalizeFast turns integers into int64; it refuses fractions and
+// exponents (YAML 1.1 reads some of them as strings) and long keys.
+func normalizeFast(v any) (any, bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			n, ok := normalizeFast(e)
+			if !ok || len(k) > maxKey {
+				return nil, false
+			}
+			t[k] = n
+		}
+	case []any:
+		for i, e := range t {
+			n, ok := normalizeFast(e)
+			if !ok {
+				return nil, false
+			}
+			t[i] = n
+		}
+	case json.Number:
+		if !isInt(string(t)) {
+			return nil, false
+		}
+		n, err := t.Int64()
+		return n, err == nil
+	}
+	return v, true
+}
+
+// printable reports whether doc is valid UTF-8 made of characters YAML
+// allows (tabs and newlines included, carriage returns not).
+func printable(doc []byte) bool {
+	for i := 0; i < len(doc); {
+		c := doc[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(doc[i:])
+		if r == utf8.RuneError && size == 1 || !yamlPrintable(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+func yamlPrintable(r rune) bool {
+	return r == 0x85 || r >= 0xA0 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF || r >= 0x10000 && r <= 0x10FFFF
+}

@@ -1,0 +1,57 @@
+package manifest
+
+import (
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// FuzzParseFast checks that whatever the fast path accepts, the full
+// parser reads the same way.
+func FuzzParseFast(f *testing.F) {
+	for _, s := range []string{statefulSet, "a:\n- b\n- c: d\n  e: [1]\n", `k: {"a":["x",1,null,true]}`, "a: b\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		fast, ok := parseFast([]byte(doc))
+		if !ok {
+			return
+		}
+		slow, err := parseSlow([]byte(doc))
+		if err != nil {
+			t.Fatalf("fast path accepted what sigs.k8s.io/yaml refuses (%v):\n%q", err, doc)
+		}
+		if diff := cmp.Diff(slow, fast); diff != "" {
+			t.Fatalf("fast parse differs (-slow +fast):\n%s\n%q", diff, doc)
+		}
+	})
+}
+
+// FuzzQuote checks that every string survives a trip through our YAML
+// writer and sigs.k8s.io/yaml, as a value, a key and a list item.
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"", "yes", "1e3", "a: b", "x\ny\n", `{"a":1}`, "2Gi", "-x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		doc := map[string]any{"v": s, "l": []any{s}}
+		if s != "" {
+			doc[s] = "k"
+		}
+		b, err := MarshalYAML(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := parseSlow(b)
+		if err != nil {
+			t.Fatalf("cannot read back %q: %v\n%s", s, err, b)
+		}
+		if diff := cmp.Diff(Object(doc), got); diff != "" {
+			t.Fatalf("round trip of %q (-want +got):\n%s\n%s", s, diff, b)
+		}
+	})
+}

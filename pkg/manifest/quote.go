@@ -1,0 +1,157 @@
+package manifest
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// quote returns s as a YAML scalar that reads back as the string s under
+// both YAML 1.1 (sigs.k8s.io/yaml, Helm, kubectl) and YAML 1.2: plain when
+// that is unambiguous, single-quoted when s holds double quotes (JSON reads
+// better that way), double-quoted otherwise.
+func quote(s string) string {
+	if plainSafe(s) {
+		return s
+	}
+	if singleOK(s) {
+		return "'" + s + "'"
+	}
+	return doubleQuote(s)
+}
+
+// plainSafe is deliberately conservative: printable ASCII, no indicator
+// characters where YAML would see structure, and nothing a resolver could
+// take for a boolean, null, number or timestamp.
+func plainSafe(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || strings.IndexByte("#,[]{}&*!|>'\"%@`\\", c) >= 0 && (i == 0 || c != '#' && c != '@' && c != '%') {
+			return false
+		}
+	}
+	if strings.Contains(s, ": ") || strings.Contains(s, " #") {
+		return false
+	}
+	switch s[0] {
+	case '-', '?', ':':
+		if len(s) == 1 || s[1] == ' ' || s == "---" {
+			return false
+		}
+	case '=', '<', '~', '.', '+':
+		return false
+	}
+	if yaml11Special(s) {
+		return false
+	}
+	return !numberLike(s)
+}
+
+// numberLike reports strings that start like a number and hold only
+// characters YAML number and timestamp forms use; quantities such as
+// "500m" or "2Gi" stay plain.
+func numberLike(s string) bool {
+	c := s[0]
+	if c == '-' {
+		if len(s) == 1 {
+			return false
+		}
+		c = s[1]
+	}
+	if (c < '0' || c > '9') && c != '.' {
+		return false
+	}
+	if quantity(s) {
+		return false
+	}
+	return true
+}
+
+// quantity matches a decimal with a Kubernetes quantity suffix other than
+// an exponent, or a duration in seconds, milliseconds or hours: 500m,
+// 2Gi, 1.5G, 30s.
+func quantity(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || s[0] == '0' && i > 1 {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == i+1 {
+			return false
+		}
+		i = j
+	}
+	switch s[i:] {
+	case "n", "u", "m", "k", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "s", "ms", "h":
+		return true
+	}
+	return false
+}
+
+// singleOK allows single quotes for one-line strings that hold a double
+// quote or backslash but no single quote and no non-printable character.
+func singleOK(s string) bool {
+	if !strings.ContainsAny(s, "\"\\") || strings.ContainsAny(s, "'\n") || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !printableRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func printableRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 0x20 && r != 0x7f
+	}
+	return yamlPrintable(r) && r != 0x85 && r != 0x2028 && r != 0x2029
+}
+
+// doubleQuote writes a YAML double-quoted scalar; escapes are those YAML
+// 1.1 and 1.2 share. Invalid UTF-8 becomes U+FFFD.
+func doubleQuote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case printableRune(r):
+			b.WriteRune(r)
+		case r <= 0xFFFF:
+			b.WriteString(`\u`)
+			b.WriteString(hex(uint32(r), 4))
+		default:
+			b.WriteString(`\U`)
+			b.WriteString(hex(uint32(r), 8))
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func hex(v uint32, width int) string {
+	h := strconv.FormatUint(uint64(v), 16)
+	return strings.Repeat("0", width-len(h)) + h
+}

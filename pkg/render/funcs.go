@@ -1,0 +1,157 @@
+package render
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/Masterminds/sprig/v3"
+	"sigs.k8s.io/yaml"
+)
+
+// maxIncludeDepth stops a template that includes itself forever, as Helm does.
+const maxIncludeDepth = 1000
+
+// Messages of fail and required are wrapped so that they can be told apart
+// from template bugs and shown alone.
+const (
+	msgStart = "TFGEN_MSG_START"
+	msgEnd   = "TFGEN_MSG_END"
+)
+
+func wrapMsg(s string) error { return errors.New(msgStart + s + msgEnd) }
+
+// funcMap returns sprig's functions minus env and expandenv plus Helm's
+// additions. include and tpl are bound to a template set per render.
+func funcMap() template.FuncMap {
+	f := sprig.TxtFuncMap()
+	delete(f, "env")
+	delete(f, "expandenv")
+	helm := template.FuncMap{
+		"toYaml":        toYAML,
+		"mustToYaml":    mustToYAML,
+		"fromYaml":      fromYAML,
+		"fromYamlArray": fromYAMLArray,
+		"toJson":        toJSON,
+		"mustToJson":    mustToJSON,
+		"fromJson":      fromJSON,
+		"fromJsonArray": fromJSONArray,
+		"required":      required,
+		"fail":          fail,
+		// DNS lookups would make output depend on the machine, as in Helm.
+		"getHostByName": func(string) string { return "" },
+		"include":       func(string, any) (string, error) { return "", errors.New("include is not bound") },
+		"tpl":           func(string, any) (string, error) { return "", errors.New("tpl is not bound") },
+	}
+	for name, fn := range helm {
+		f[name] = fn
+	}
+	return f
+}
+
+// bind returns include and tpl closed over t, with one recursion counter
+// per render.
+func bind(t *template.Template, depth map[string]int) template.FuncMap {
+	include := func(name string, data any) (string, error) {
+		if depth[name] >= maxIncludeDepth {
+			return "", fmt.Errorf("template %s includes itself more than %d times", name, maxIncludeDepth)
+		}
+		depth[name]++
+		defer func() { depth[name]-- }()
+		var b strings.Builder
+		err := t.ExecuteTemplate(&b, name, data)
+		return b.String(), err
+	}
+	tpl := func(text string, data any) (string, error) {
+		c, err := t.Clone()
+		if err != nil {
+			return "", fmt.Errorf("tpl: %w", err)
+		}
+		c.Funcs(bind(c, depth))
+		c, err = c.New(t.Name()).Parse(text)
+		if err != nil {
+			return "", fmt.Errorf("tpl: cannot parse %q: %w", text, err)
+		}
+		var b strings.Builder
+		if err := c.Execute(&b, data); err != nil {
+			return "", fmt.Errorf("tpl: executing %q: %w", text, err)
+		}
+		return b.String(), nil
+	}
+	return template.FuncMap{"include": include, "tpl": tpl}
+}
+
+func required(msg string, v any) (any, error) {
+	if v == nil {
+		return v, wrapMsg(msg)
+	}
+	if s, ok := v.(string); ok && s == "" {
+		return v, wrapMsg(msg)
+	}
+	return v, nil
+}
+
+func fail(msg string) (string, error) { return "", wrapMsg(msg) }
+
+func toYAML(v any) string {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
+
+func mustToYAML(v any) (string, error) {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(string(b), "\n"), nil
+}
+
+func fromYAML(s string) map[string]any {
+	m := map[string]any{}
+	if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+		m["Error"] = err.Error()
+	}
+	return m
+}
+
+func fromYAMLArray(s string) []any {
+	a := []any{}
+	if err := yaml.Unmarshal([]byte(s), &a); err != nil {
+		a = []any{err.Error()}
+	}
+	return a
+}
+
+func toJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func mustToJSON(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+func fromJSON(s string) map[string]any {
+	m := map[string]any{}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		m["Error"] = err.Error()
+	}
+	return m
+}
+
+func fromJSONArray(s string) []any {
+	a := []any{}
+	if err := json.Unmarshal([]byte(s), &a); err != nil {
+		a = []any{err.Error()}
+	}
+	return a
+}

@@ -1,0 +1,153 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/tfgen/tfgen/pkg/job"
+	"github.com/tfgen/tfgen/pkg/manifest"
+	"github.com/tfgen/tfgen/pkg/values"
+)
+
+// Renderer holds parsed templates; it is safe for concurrent use.
+type Renderer struct {
+	tmpl *template.Template
+	// names of the templates that render objects, sorted.
+	names []string
+}
+
+// New parses every template in fsys once: files ending in .yaml or .yml
+// render objects unless their name starts with "_"; .tpl files hold named
+// templates only.
+func New(fsys fs.FS) (*Renderer, error) {
+	t := template.New("tfgen").Funcs(funcMap()).Option("missingkey=error")
+	r := &Renderer{tmpl: t}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		ext := path.Ext(p)
+		if ext != ".yaml" && ext != ".yml" && ext != ".tpl" {
+			return nil
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		if _, err := t.New(p).Parse(string(b)); err != nil {
+			return fmt.Errorf("parse template: %w", err)
+		}
+		if ext != ".tpl" && !strings.HasPrefix(path.Base(p), "_") {
+			r.names = append(r.names, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(r.names) == 0 {
+		return nil, fmt.Errorf("no templates found")
+	}
+	sort.Strings(r.names)
+	return r, nil
+}
+
+// Render returns the objects of job j rendered with settings s, in the
+// order Helm installs them (by kind, then template order).
+func (r *Renderer) Render(j *job.Job, s job.Settings) (objs []manifest.Object, err error) {
+	vals, err := values.Build(j, s)
+	if err != nil {
+		return nil, err
+	}
+	return r.RenderValues(j.Name, j.Namespace, vals)
+}
+
+// RenderValues renders release name in namespace with chart values vals,
+// as `helm template name -n namespace -f values` would.
+func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (objs []manifest.Object, err error) {
+	t, err := r.tmpl.Clone()
+	if err != nil {
+		return nil, err
+	}
+	t.Funcs(bind(t, map[string]int{}))
+	release := map[string]any{
+		"Name": name, "Namespace": namespace, "Service": "tfgen",
+		"IsInstall": true, "IsUpgrade": false, "Revision": 1,
+	}
+	var buf bytes.Buffer
+	for _, n := range r.names {
+		buf.Reset()
+		data := map[string]any{
+			"Release":  release,
+			"Values":   vals,
+			"Template": map[string]any{"Name": n, "BasePath": path.Dir(n)},
+		}
+		if err := execute(t, n, &buf, data); err != nil {
+			return nil, fmt.Errorf("render job %s: %w", name, err)
+		}
+		for i, doc := range manifest.SplitDocuments(buf.Bytes()) {
+			o, err := manifest.Parse(doc)
+			if err != nil {
+				return nil, fmt.Errorf("render job %s: template %s, document %d: %w", name, n, i+1, err)
+			}
+			objs = append(objs, o)
+		}
+	}
+	sortByKind(objs)
+	return objs, nil
+}
+
+// execute runs template n; a panic becomes an error naming the template.
+func execute(t *template.Template, n string, buf *bytes.Buffer, data any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("template %s panicked: %v", n, p)
+		}
+	}()
+	if err := t.ExecuteTemplate(buf, n, data); err != nil {
+		return cleanError(err)
+	}
+	return nil
+}
+
+// cleanError keeps only the message of fail and required; other errors
+// keep text/template's "template: FILE:LINE:COL: ..." location.
+func cleanError(err error) error {
+	s := err.Error()
+	if i := strings.Index(s, msgStart); i >= 0 {
+		rest := s[i+len(msgStart):]
+		if j := strings.Index(rest, msgEnd); j >= 0 {
+			return fmt.Errorf("%s", rest[:j])
+		}
+	}
+	return err
+}
+
+// installOrder is Helm's install order for the kinds tfgen renders; other
+// kinds follow, sorted by name.
+var installOrder = map[string]int{
+	"Namespace": 1, "ServiceAccount": 2, "Secret": 3, "ConfigMap": 4, "PersistentVolumeClaim": 5,
+	"ClusterRole": 6, "ClusterRoleBinding": 7, "Role": 8, "RoleBinding": 9, "Service": 10,
+	"Pod": 11, "Deployment": 12, "StatefulSet": 13, "Job": 14,
+}
+
+func sortByKind(objs []manifest.Object) {
+	rank := func(o manifest.Object) int {
+		if r, ok := installOrder[o.Kind()]; ok {
+			return r
+		}
+		return len(installOrder) + 1
+	}
+	sort.SliceStable(objs, func(a, b int) bool {
+		ra, rb := rank(objs[a]), rank(objs[b])
+		if ra != rb {
+			return ra < rb
+		}
+		return ra > len(installOrder) && objs[a].Kind() < objs[b].Kind()
+	})
+}

@@ -1,0 +1,89 @@
+{{/*
+Sidecar mode only. A wrapped training process gets TF_CONFIG (or MX_CONFIG
+and DMLC_*) from tfsupervisor at run time; a container that keeps its image
+entrypoint gets them here instead, written exactly as pkg/cluster writes them,
+with the pod index and namespace left to the kubelet's $(VAR) expansion. A
+Go test compares the two for several layouts.
+*/}}
+
+{{/* tfjob.clusterEnv: (dict "root" $ "type" TYPE "mx" BOOL) the cluster env of one replica type as a JSON list. */}}
+{{- define "tfjob.clusterEnv" -}}
+{{- $v := .root.Values }}
+{{- $tfgen := get $v "tfgen" | default dict }}
+{{- $specs := get $v (ternary "mxReplicaSpecs" "tfReplicaSpecs" .mx) }}
+{{- $port := ternary 9091 2222 .mx }}
+{{- $roles := list }}
+{{- $total := 0 }}
+{{- range $type := keys $specs | sortAlpha }}
+{{- $s := get $specs $type }}
+{{- $n := include "tfjob.int" (list $s "replicas" 1) | atoi }}
+{{- $total = add $total $n }}
+{{- $roles = append $roles (dict "type" (lower $type) "n" $n "port" (include "tfjob.int" (list $s "port" $port) | atoi) "label" (get $s "label" | default "")) }}
+{{- end }}
+{{- $svc := ".$(POD_NAMESPACE).svc" }}
+{{- with get $tfgen "clusterDomain" }}{{ $svc = printf "%s.%s" $svc . }}{{ end }}
+{{- $ctx := dict "job" .root.Release.Name "t" (lower .type) "roles" $roles "svc" $svc "tfgen" $tfgen "sparse" (get $v "enableDynamicWorker") }}
+{{- $env := list }}
+{{- if .mx }}
+{{- $env = append $env (dict "name" "MX_CONFIG" "value" (include "tfjob.mxConfig" $ctx)) }}
+{{- range $roles }}{{ if eq .type "scheduler" }}
+{{- $count := dict "server" "0" "worker" "0" }}
+{{- range $roles }}{{ $_ := set $count .type (toString .n) }}{{ end }}
+{{- $env = append $env (dict "name" "DMLC_PS_ROOT_URI" "value" (printf "%s-scheduler-0.%s-scheduler%s" $ctx.job $ctx.job $svc)) }}
+{{- $env = append $env (dict "name" "DMLC_PS_ROOT_PORT" "value" (toString .port)) }}
+{{- $env = append $env (dict "name" "DMLC_NUM_SERVER" "value" $count.server) }}
+{{- $env = append $env (dict "name" "DMLC_NUM_WORKER" "value" $count.worker) }}
+{{- $env = append $env (dict "name" "DMLC_ROLE" "value" $ctx.t) }}
+{{- $env = append $env (dict "name" "DMLC_USE_KUBERNETES" "value" "1") }}
+{{- if eq $ctx.t "worker" }}{{ $env = append $env (dict "name" "DMLC_WORKER_ID" "value" "$(TFGEN_POD_INDEX)") }}{{ end }}
+{{- end }}{{ end }}
+{{- else if gt $total 1 }}
+{{- $cfg := include "tfjob.tfConfig" $ctx }}
+{{- if gt (len $cfg) 131000 }}
+{{- fail (printf "TF_CONFIG for replica type %s of job %s is %d bytes, over the kernel's limit for one environment variable; set enableDynamicWorker: true so each worker gets the sparse form (itself and the parameter servers only), or give the container a command so tfsupervisor sets TF_CONFIG" .type $ctx.job (len $cfg)) }}
+{{- end }}
+{{- $env = append $env (dict "name" "TF_CONFIG" "value" $cfg) }}
+{{- end }}
+{{- toJson $env }}
+{{- end }}
+
+{{/* tfjob.tfConfig: TF_CONFIG of pkg/cluster, dense or sparse (enableDynamicWorker). */}}
+{{- define "tfjob.tfConfig" -}}
+{{- $job := .job }}{{ $svc := .svc }}{{ $t := .t }}
+{{- if .sparse -}}
+{"cluster":{"worker":{
+{{- if eq $t "worker" }}"$(TFGEN_POD_INDEX)":"{{ $job }}-worker-$(TFGEN_POD_INDEX).{{ $job }}-worker{{ $svc }}:{{ range .roles }}{{ if eq .type "worker" }}{{ .port }}{{ end }}{{ end }}"{{ end -}}
+},"ps":[
+{{- range .roles }}{{ if eq .type "ps" }}{{ $r := . }}
+{{- if eq $t "ps" }}"{{ $job }}-ps-$(TFGEN_POD_INDEX).{{ $job }}-ps{{ $svc }}:{{ $r.port }}"
+{{- else if eq $t "worker" }}{{ range $i := until $r.n }}{{ if $i }},{{ end }}"{{ $job }}-ps-{{ $i }}.{{ $job }}-ps{{ $svc }}:{{ $r.port }}"{{ end }}
+{{- end }}
+{{- end }}{{ end -}}
+]}
+{{- else -}}
+{"cluster":{
+{{- $first := true }}
+{{- range $r := .roles }}
+{{- if not (and (eq $r.type "evaluator") (get $.tfgen "excludeEvaluator")) }}
+{{- if not $first }},{{ end }}{{ $first = false }}{{ toJson $r.type }}:[
+{{- range $i := until $r.n }}{{ if $i }},{{ end }}"{{ $job }}-{{ $r.type }}-{{ $i }}.{{ $job }}-{{ $r.type }}{{ $svc }}:{{ $r.port }}"{{ end -}}
+]
+{{- end }}
+{{- end -}}
+}
+{{- end -}}
+,"task":{"type":{{ toJson $t }},"index":$(TFGEN_POD_INDEX)},"environment":"cloud"}
+{{- end }}
+
+{{/* tfjob.mxConfig: MX_CONFIG of pkg/cluster. */}}
+{{- define "tfjob.mxConfig" -}}
+{{- $job := .job }}{{ $svc := .svc -}}
+{"cluster":{
+{{- range $ri, $r := .roles }}{{ if $ri }},{{ end }}{{ toJson $r.type }}:[
+{{- range $i := until $r.n }}{{ if $i }},{{ end }}{"url":"{{ $job }}-{{ $r.type }}-{{ $i }}.{{ $job }}-{{ $r.type }}{{ $svc }}","port":{{ $r.port }}}{{ end -}}
+]
+{{- end -}}
+},"labels":{
+{{- range $ri, $r := .roles }}{{ if $ri }},{{ end }}{{ toJson $r.type }}:{{ toJson $r.label }}{{ end -}}
+},"task":{"type":{{ toJson .t }},"index":$(TFGEN_POD_INDEX)}}
+{{- end }}
