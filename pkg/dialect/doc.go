@@ -1,0 +1,13 @@
+// Package dialect decodes input documents into canonical jobs. It reads a
+// document's apiVersion and kind first, picks the dialect that handles that
+// group, version and kind, lets it decode the document into its own type,
+// default it and convert it into a *job.Job, then applies the canonical
+// defaults. Documents of other kinds pass through unchanged. Problems are
+// field.ErrorList entries whose paths are spelled as in the user's dialect
+// (spec.replicaSpecs[2].tfPort, spec.tfReplicaSpecs[Worker].replicas);
+// unknown fields are warnings, or errors with Options.Strict.
+//
+// The dialects live in subpackages, one per family: kubeflow (TFJob and
+// MXJob v1alpha2 to v1, DRAGON), tfv1alpha1 (list-shaped TfJob/TFJob),
+// mxv1alpha1 (list-shaped MXJob), t9k (TensorFlowTrainingJob) and kubedl.
+package dialect

@@ -1,0 +1,74 @@
+package dialect
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/tfgen/tfgen/pkg/input"
+	"github.com/tfgen/tfgen/pkg/job"
+)
+
+// Error is every problem found in one document.
+type Error struct {
+	// File and Index locate the document (File is input.Stdin for stdin);
+	// Line is the line it starts on, when known.
+	File  string
+	Index int
+	Line  int
+	// Kind and Name of the job, as far as they could be read.
+	Kind string
+	Name string
+	// Errs lists the problems, with paths in the user's dialect.
+	Errs field.ErrorList
+}
+
+// Error prints one problem per line:
+//
+//	FILE: KIND NAME: spec.tfReplicaSpecs[Chief].replicas: Invalid value: 2: a job has at most one chief
+func (e *Error) Error() string {
+	p := e.Prefix()
+	lines := make([]string, len(e.Errs))
+	for i, fe := range e.Errs {
+		if fe.Field == "" {
+			lines[i] = p + fe.ErrorBody()
+		} else {
+			lines[i] = p + fe.Error()
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns the problems, for errors.As.
+func (e *Error) Unwrap() []error {
+	out := make([]error, len(e.Errs))
+	for i, fe := range e.Errs {
+		out[i] = fe
+	}
+	return out
+}
+
+// Prefix is what starts each line of the error and each warning about the
+// document: "FILE: KIND NAME: ", or "FILE:LINE: KIND: " when the job has no name.
+func (e *Error) Prefix() string {
+	file := input.DisplayName(e.File)
+	switch {
+	case e.Name != "":
+		return fmt.Sprintf("%s: %s %s: ", file, e.Kind, e.Name)
+	case e.Line > 0 && e.Kind != "":
+		return fmt.Sprintf("%s:%d: %s: ", file, e.Line, e.Kind)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: ", file, e.Line)
+	}
+	return file + ": "
+}
+
+// JobError returns errs about job j (from validate.Job, say) as an *Error
+// located by j.Source, or nil when errs is empty.
+func JobError(j *job.Job, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return &Error{File: j.Source.File, Index: j.Source.Index, Kind: j.Source.Kind, Name: j.Name, Errs: errs}
+}

@@ -1,0 +1,234 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Unknown is a field the target type does not have.
+type Unknown struct {
+	// Path is the field's full path.
+	Path *field.Path
+	// Suggestion is the known field the user probably meant, or "".
+	Suggestion string
+}
+
+// String prints the field as the API server's field validation does:
+// unknown field "spec.x" (did you mean "y"?).
+func (u Unknown) String() string {
+	s := fmt.Sprintf("unknown field %q", u.Path.String())
+	if u.Suggestion != "" {
+		s += fmt.Sprintf(" (did you mean %q?)", u.Suggestion)
+	}
+	return s
+}
+
+// Report is what Check found.
+type Report struct {
+	// Unknown lists the unknown fields in document order (keys sorted).
+	Unknown []Unknown
+	// Errs lists the values that cannot be decoded into their field.
+	Errs field.ErrorList
+}
+
+// Check walks v, a document decoded into generic values (map[string]any,
+// []any, string, json.Number or float64, bool, nil), against type t, whose
+// fields are named by their json tags as encoding/json names them, and
+// reports unknown fields and type mismatches below path.
+func Check(t reflect.Type, v any, path *field.Path) Report {
+	var r Report
+	r.check(t, v, path)
+	return r
+}
+
+var (
+	unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	rawMessage  = reflect.TypeFor[json.RawMessage]()
+)
+
+func (r *Report) check(t reflect.Type, v any, path *field.Path) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if v == nil || t.Kind() == reflect.Interface || t == rawMessage {
+		return
+	}
+	if reflect.PointerTo(t).Implements(unmarshaler) {
+		r.custom(t, v, path)
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			r.mismatch(path, v, "an object")
+			return
+		}
+		r.object(t, m, path)
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			r.mismatch(path, v, "an object")
+			return
+		}
+		for _, k := range sortedKeys(m) {
+			r.check(t.Elem(), m[k], path.Key(k))
+		}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			if _, ok := v.(string); !ok {
+				r.mismatch(path, v, "a base64 string")
+			}
+			return
+		}
+		l, ok := v.([]any)
+		if !ok {
+			r.mismatch(path, v, "a list")
+			return
+		}
+		for i, e := range l {
+			r.check(t.Elem(), e, path.Index(i))
+		}
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			r.mismatch(path, v, "a string")
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			r.mismatch(path, v, "a boolean (true or false)")
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		r.integer(t, v, path, false)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		r.integer(t, v, path, true)
+	case reflect.Float32, reflect.Float64:
+		if _, ok := number(v); !ok {
+			r.mismatch(path, v, "a number")
+		}
+	}
+}
+
+func (r *Report) object(t reflect.Type, m map[string]any, path *field.Path) {
+	fields := fieldsOf(t)
+	for _, k := range sortedKeys(m) {
+		f, ok := fields.byName[k]
+		if !ok {
+			r.Unknown = append(r.Unknown, Unknown{Path: path.Child(k), Suggestion: Suggest(k, fields.names)})
+			continue
+		}
+		r.check(f, m[k], path.Child(k))
+	}
+}
+
+// custom checks a value whose type decodes itself (quantities, int-or-string,
+// times) by decoding it alone.
+func (r *Report) custom(t reflect.Type, v any, path *field.Path) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		r.Errs = append(r.Errs, field.Invalid(path, v, err.Error()))
+		return
+	}
+	if err := json.Unmarshal(b, reflect.New(t).Interface()); err != nil {
+		r.Errs = append(r.Errs, field.Invalid(path, v, err.Error()))
+	}
+}
+
+func (r *Report) integer(t reflect.Type, v any, path *field.Path, unsigned bool) {
+	f, ok := number(v)
+	if !ok || f != math.Trunc(f) {
+		r.mismatch(path, v, "an integer")
+		return
+	}
+	bits := t.Bits()
+	lo, hi := -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1)-1
+	if unsigned {
+		lo, hi = 0, math.Ldexp(1, bits)-1
+	}
+	if f < lo || f > hi {
+		r.Errs = append(r.Errs, field.Invalid(path, v, fmt.Sprintf("must be an integer between %.0f and %.0f", lo, hi)))
+	}
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+func (r *Report) mismatch(path *field.Path, v any, want string) {
+	r.Errs = append(r.Errs, field.Invalid(path, v, "must be "+want))
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// structFields are a struct's JSON fields, embedded structs flattened as
+// encoding/json does.
+type structFields struct {
+	byName map[string]reflect.Type
+	names  []string
+}
+
+var cache sync.Map // reflect.Type → *structFields
+
+func fieldsOf(t reflect.Type) *structFields {
+	if f, ok := cache.Load(t); ok {
+		return f.(*structFields)
+	}
+	f := &structFields{byName: map[string]reflect.Type{}}
+	collect(t, f)
+	sort.Strings(f.names)
+	cache.Store(t, f)
+	return f
+}
+
+func collect(t reflect.Type, f *structFields) {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := sf.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if sf.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			collect(ft, f)
+			continue
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		if _, dup := f.byName[name]; !dup {
+			f.names = append(f.names, name)
+		}
+		f.byName[name] = sf.Type
+	}
+}
