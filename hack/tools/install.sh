@@ -37,7 +37,7 @@ rm -rf "$BIN"/.build-* # left over by an interrupted run
 # stamp DIR VERSION: what a build of module DIR at VERSION is keyed on.
 stamp() {
 	local dir=$1 version=$2
-	echo "$version $(cd "$dir" && cat go.mod go.sum ./*.go 2>/dev/null | sha256sum | cut -c1-16)"
+	echo "$version $(cd "$dir" && shopt -s nullglob && cat go.mod go.sum ./*.go | sha256sum | cut -c1-16)"
 }
 
 # up_to_date NAME STAMP BINARIES...: true if every binary exists and the
