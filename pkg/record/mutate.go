@@ -1,0 +1,149 @@
+package record
+
+import (
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Condition returns the condition of type t, or nil.
+func (s *Status) Condition(t ConditionType) *Condition {
+	for i := range s.Conditions {
+		if s.Conditions[i].Type == t {
+			return &s.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// IsTrue reports whether condition t is present and True.
+func (s *Status) IsTrue(t ConditionType) bool {
+	c := s.Condition(t)
+	return c != nil && c.Status == ConditionTrue
+}
+
+// Ended reports whether the job succeeded or failed.
+func (s *Status) Ended() bool { return s.IsTrue(JobSucceeded) || s.IsTrue(JobFailed) }
+
+// SetCondition sets condition t to True with reason and message, the way
+// Kubeflow does: Running and Restarting exclude each other, and Succeeded or
+// Failed turn both off. lastTransitionTime only moves when status changes.
+func (s *Status) SetCondition(t ConditionType, reason, message string, now time.Time) {
+	switch t {
+	case JobRunning:
+		s.setStatus(JobRestarting, ConditionFalse, now)
+	case JobRestarting:
+		s.setStatus(JobRunning, ConditionFalse, now)
+	case JobSucceeded, JobFailed:
+		s.setStatus(JobRunning, ConditionFalse, now)
+		s.setStatus(JobRestarting, ConditionFalse, now)
+	}
+	mt := metav1.NewTime(now)
+	c := s.Condition(t)
+	if c == nil {
+		s.Conditions = append(s.Conditions, Condition{Type: t, Status: ConditionTrue, Reason: reason, Message: message,
+			LastUpdateTime: mt, LastTransitionTime: mt})
+		return
+	}
+	if c.Status == ConditionTrue && c.Reason == reason && c.Message == message {
+		return
+	}
+	if c.Status != ConditionTrue {
+		c.LastTransitionTime = mt
+	}
+	c.Status, c.Reason, c.Message, c.LastUpdateTime = ConditionTrue, reason, message, mt
+}
+
+func (s *Status) setStatus(t ConditionType, st ConditionStatus, now time.Time) {
+	c := s.Condition(t)
+	if c == nil || c.Status == st {
+		return
+	}
+	mt := metav1.NewTime(now)
+	c.Status, c.LastUpdateTime, c.LastTransitionTime = st, mt, mt
+}
+
+// Start marks the job created and running, and sets startTime if unset.
+func (s *Status) Start(now time.Time) {
+	if s.StartTime == nil {
+		mt := metav1.NewTime(now)
+		s.StartTime = &mt
+	}
+	if s.Condition(JobCreated) == nil {
+		s.SetCondition(JobCreated, "JobCreated", "the first replica started", now)
+	}
+}
+
+// Finish ends the job: Succeeded or Failed with reason and message, and
+// completionTime. A job that already ended keeps its outcome.
+func (s *Status) Finish(succeeded bool, reason, message string, now time.Time) {
+	if s.Ended() {
+		return
+	}
+	t := JobFailed
+	if succeeded {
+		t = JobSucceeded
+	}
+	s.SetCondition(t, reason, message, now)
+	mt := metav1.NewTime(now)
+	s.CompletionTime = &mt
+}
+
+// Replica returns the entry of replica index of type t, creating it (in
+// state Running) when missing.
+func (s *Status) Replica(t string, index int32) *Replica {
+	if s.Replicas == nil {
+		s.Replicas = map[string]*Replica{}
+	}
+	k := Key(t, index)
+	r := s.Replicas[k]
+	if r == nil {
+		r = &Replica{Type: t, Index: index, State: StateRunning}
+		s.Replicas[k] = r
+	}
+	return r
+}
+
+// Lookup returns the entry of replica index of type t, or nil.
+func (s *Status) Lookup(t string, index int32) *Replica {
+	return s.Replicas[Key(t, index)]
+}
+
+// Recount derives replicaStatuses from replicas.
+func (s *Status) Recount() {
+	s.ReplicaStatuses = map[string]*ReplicaStatus{}
+	for _, r := range s.Replicas {
+		k := KubeflowType(r.Type)
+		rs := s.ReplicaStatuses[k]
+		if rs == nil {
+			rs = &ReplicaStatus{}
+			s.ReplicaStatuses[k] = rs
+		}
+		switch r.State {
+		case StateRunning, StateRestarting:
+			rs.Active++
+		case StateSucceeded:
+			rs.Succeeded++
+		case StateFailed:
+			rs.Failed++
+		}
+	}
+}
+
+var kubeflowTypes = map[string]string{
+	"chief": "Chief", "master": "Master", "worker": "Worker", "ps": "PS", "evaluator": "Evaluator",
+	"scheduler": "Scheduler", "server": "Server", "tunertracker": "TunerTracker", "tunerserver": "TunerServer", "tuner": "Tuner",
+}
+
+// KubeflowType spells a lowercase replica type the way Kubeflow's
+// replicaStatuses keys do ("ps" is "PS").
+func KubeflowType(t string) string {
+	if k, ok := kubeflowTypes[t]; ok {
+		return k
+	}
+	if t == "" {
+		return t
+	}
+	return strings.ToUpper(t[:1]) + t[1:]
+}

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tfgen/tfgen/pkg/cluster"
+	"github.com/tfgen/tfgen/pkg/supervise"
+)
+
+// EnvPrefix prefixes the environment variable of each flag:
+// --restart-policy is also TFSUPERVISOR_RESTART_POLICY.
+const EnvPrefix = "TFSUPERVISOR_"
+
+// options are the flags of docs/contract.md, shared by run and watch.
+type options struct {
+	job, framework, roles, replicaType, clusterDomain string
+	excludeEvaluator, sparse                          bool
+	restartPolicy, retryableExitCodes, restartBackoff string
+	maxRestarts, backoffLimit                         int32
+	activeDeadline, gracePeriod                       time.Duration
+	successPolicy, successReplica, cleanPodPolicy     string
+	ttlAfterFinished                                  string
+	terminationLog                                    string
+}
+
+// AddFlags registers the flags on fs.
+func (o *options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.job, "job", "", "job name (record ConfigMap J, StatefulSets J-<type>)")
+	fs.StringVar(&o.framework, "framework", cluster.TensorFlow, "tensorflow or mxnet")
+	fs.StringVar(&o.roles, "roles", "", "the job's layout, type:replicas:port[:label],... (none: no TF_CONFIG)")
+	fs.StringVar(&o.replicaType, "replica-type", "", "this pod's lowercase replica type (default: from POD_NAME)")
+	fs.StringVar(&o.clusterDomain, "cluster-domain", "", "cluster domain appended to replica addresses")
+	fs.BoolVar(&o.excludeEvaluator, "exclude-evaluator", false, "leave the evaluator out of TF_CONFIG's cluster")
+	fs.BoolVar(&o.sparse, "sparse", false, "sparse TF_CONFIG of dynamic workers")
+	fs.StringVar(&o.restartPolicy, "restart-policy", string(supervise.Never), "Never, OnFailure, Always or ExitCode")
+	fs.StringVar(&o.retryableExitCodes, "retryable-exit-codes", "", "exit codes ExitCode retries, e.g. 130,137 (default 128-255)")
+	fs.Int32Var(&o.maxRestarts, "max-restarts", -1, "restarts allowed to this replica (-1: no limit)")
+	fs.Int32Var(&o.backoffLimit, "backoff-limit", -1, "restarts allowed to the whole job (-1: no limit)")
+	fs.StringVar(&o.restartBackoff, "restart-backoff", "1s,5m", "INITIAL[,MAX] wait before a restart, doubling")
+	fs.DurationVar(&o.activeDeadline, "active-deadline", 0, "fail the job this long after it started (0: never)")
+	fs.StringVar(&o.successPolicy, "success-policy", "", `"" or AllWorkers`)
+	fs.StringVar(&o.successReplica, "success-replica", "", "type-index of the replica whose success is the job's (worker-0)")
+	fs.StringVar(&o.cleanPodPolicy, "clean-pod-policy", string(supervise.CleanRunning), "what stops when the job ends: All, Running or None")
+	fs.StringVar(&o.ttlAfterFinished, "ttl-after-finished", "", "stop every replica this long after the job ended (empty: never)")
+	fs.DurationVar(&o.gracePeriod, "grace-period", 30*time.Second, "SIGTERM to SIGKILL of the training process group")
+	fs.StringVar(&o.terminationLog, "termination-log", "/dev/termination-log", "where to write the termination message (empty: nowhere)")
+}
+
+// fromEnv sets each flag not given on the command line from its
+// TFSUPERVISOR_<FLAG_IN_UPPER_SNAKE> variable.
+func fromEnv(fs *pflag.FlagSet) error {
+	var errs []error
+	fs.VisitAll(func(f *pflag.Flag) {
+		name := EnvPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v, ok := os.LookupEnv(name); ok && !f.Changed {
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// identity is who this replica is, from the downward API.
+type identity struct {
+	pod, namespace string
+}
+
+func podIdentity() identity {
+	id := identity{pod: os.Getenv("POD_NAME"), namespace: os.Getenv("POD_NAMESPACE")}
+	if id.namespace == "" {
+		id.namespace = "default"
+	}
+	return id
+}
+
+// Config turns the options into a supervise.Config for the pod id.
+func (o *options) Config(id identity) (*supervise.Config, error) {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c := &supervise.Config{Job: o.job, Namespace: id.namespace, Pod: id.pod, ActiveDeadline: o.activeDeadline,
+		SuccessPolicy: o.successPolicy, GracePeriod: o.gracePeriod}
+	c.Layout = &cluster.Layout{Job: o.job, Framework: o.framework, ClusterDomain: o.clusterDomain,
+		ExcludeEvaluator: o.excludeEvaluator, Sparse: o.sparse}
+	var err error
+	if o.roles != "" {
+		c.Layout.Roles, err = cluster.ParseRoles(o.roles)
+		add(err)
+	}
+	c.Self.Type = strings.ToLower(o.replicaType)
+	if c.Self.Type == "" {
+		c.Self.Type = typeFromPod(o.job, id.pod)
+	}
+	if id.pod != "" {
+		c.Self.Index, err = cluster.Ordinal(id.pod)
+		if o.roles != "" {
+			add(err)
+		}
+	} else if o.roles != "" {
+		add(errors.New("POD_NAME is not set: the replica's ordinal comes from its suffix"))
+	}
+	c.Policy.Restart, err = supervise.ParseRestartPolicy(o.restartPolicy)
+	add(err)
+	if o.retryableExitCodes != "" {
+		c.Policy.RetryableExitCodes, err = supervise.ParseExitCodes(o.retryableExitCodes)
+		add(err)
+	}
+	c.Policy.Backoff, err = supervise.ParseBackoff(o.restartBackoff)
+	add(err)
+	if o.maxRestarts >= 0 {
+		c.Policy.MaxRestarts = &o.maxRestarts
+	}
+	if o.backoffLimit >= 0 {
+		c.BackoffLimit = &o.backoffLimit
+	}
+	if o.successReplica != "" {
+		ref, err := supervise.ParseRef(o.successReplica)
+		add(err)
+		c.SuccessReplica = &ref
+	}
+	c.CleanPodPolicy, err = supervise.ParseCleanPodPolicy(o.cleanPodPolicy)
+	add(err)
+	if o.ttlAfterFinished != "" {
+		d, err := time.ParseDuration(o.ttlAfterFinished)
+		if err != nil || d < 0 {
+			add(fmt.Errorf("ttl after finished %q: want a duration such as 600s", o.ttlAfterFinished))
+		}
+		c.TTLAfterFinished = &d
+	}
+	if len(errs) == 0 {
+		add(c.Validate())
+	}
+	return c, errors.Join(errs...)
+}
+
+// typeFromPod reads the replica type from a StatefulSet pod name J-t-i;
+// "worker" when it does not have that shape.
+func typeFromPod(job, pod string) string {
+	rest, ok := strings.CutPrefix(pod, job+"-")
+	if i := strings.LastIndexByte(rest, '-'); ok && job != "" && i > 0 {
+		return rest[:i]
+	}
+	return "worker"
+}

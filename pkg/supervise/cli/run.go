@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tfgen/tfgen/pkg/supervise"
+	"github.com/tfgen/tfgen/pkg/supervise/proc"
+)
+
+const runLong = `Run CMD as the replica's training process and supervise it (wrap mode).
+
+CMD gets TF_CONFIG (or MX_CONFIG and DMLC_*) computed from --roles, the
+ordinal at the end of POD_NAME and POD_NAMESPACE. It runs in a process group
+of its own; every signal but SIGCHLD and SIGURG is forwarded to the group;
+SIGTERM is forwarded, and the group is killed after --grace-period. Exits are
+handled by --restart-policy, with --restart-backoff between restarts, at most
+--max-restarts per replica and --backoff-limit for the whole job, until
+--active-deadline. tfsupervisor exits with CMD's last exit code (128+n after
+signal n, 127 when CMD is not found, 126 when it cannot be run).
+
+A replica whose job has ended, or which has already succeeded, does not train
+again: it idles until SIGTERM and exits 0.
+
+Examples:
+  tfsupervisor run --job mnist --roles chief:1:2222,worker:2:2222 \
+      --replica-type worker --restart-policy ExitCode -- python train.py
+  TFSUPERVISOR_RESTART_POLICY=OnFailure tfsupervisor run -- ./train.sh`
+
+func newRunCmd(stderr io.Writer) *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- CMD [ARGS...]",
+		Short: "Run and supervise the training process (wrap mode)",
+		Long:  runLong,
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return o.run(c.Context(), c.Flags(), args, stderr)
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, stderr io.Writer) error {
+	// Relay signals first: from now on none is lost, and none kills us.
+	sigs, stop := proc.Signals()
+	defer stop()
+	if err := fromEnv(fs); err != nil {
+		return err
+	}
+	cfg, err := o.Config(podIdentity())
+	if err != nil {
+		return err
+	}
+	env, err := childEnv(cfg)
+	if err != nil {
+		return err
+	}
+	d, err := connect(cfg, stderr)
+	if err != nil {
+		return err
+	}
+	sup := &supervise.Supervisor{Config: cfg, Runner: proc.NewRunner(cfg.Logf), Store: d.store,
+		Reporter: d.reporter, Teardown: d.teardown, Signals: sigs}
+	res := sup.Run(ctx, supervise.Command{Args: args, Env: env})
+	if err := writeTermination(o.terminationLog, res); err != nil {
+		cfg.Logf("%v", err)
+	}
+	if res.ExitCode != 0 {
+		return &ExitError{Code: res.ExitCode}
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tfgen/tfgen/pkg/kube"
+	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/pkg/supervise"
+	"github.com/tfgen/tfgen/pkg/supervise/report"
+	"github.com/tfgen/tfgen/pkg/supervise/teardown"
+)
+
+// Kubeflow pod labels that need the replica's ordinal.
+const (
+	LabelReplicaIndex = "training.kubeflow.org/replica-index"
+	LabelJobRole      = "training.kubeflow.org/job-role"
+)
+
+// deps are supervise's real parts.
+type deps struct {
+	store    record.Store
+	reporter supervise.Reporter
+	teardown supervise.Teardown
+	client   *kube.Client // nil when standalone
+}
+
+// connect wires the record, reporter and teardown: through the API server
+// when there is one, else in memory and on stderr.
+func connect(cfg *supervise.Config, stderr io.Writer) (*deps, error) {
+	log := &report.Log{W: stderr, Replica: cfg.Self.String()}
+	rc, err := kube.LoadConfig()
+	if err != nil {
+		return nil, err
+	}
+	if rc == nil {
+		cfg.Logf("no cluster (neither KUBERNETES_SERVICE_HOST nor KUBECONFIG is set): supervising standalone, reporting to stderr")
+		return &deps{store: &record.Memory{}, reporter: log}, nil
+	}
+	if cfg.Job == "" || cfg.Pod == "" {
+		return nil, errors.New("reporting to the cluster needs --job and POD_NAME")
+	}
+	client, err := kube.New(rc)
+	if err != nil {
+		return nil, err
+	}
+	labels := map[string]string{LabelReplicaIndex: strconv.Itoa(int(cfg.Self.Index))}
+	if cfg.IsMaster() {
+		labels[LabelJobRole] = "master"
+	}
+	return &deps{
+		store:    &record.ConfigMap{Client: client, Namespace: cfg.Namespace, Name: cfg.Job},
+		reporter: report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, labels, cfg.Logf)},
+		teardown: &teardown.Scaler{Client: client, Namespace: cfg.Namespace, Job: cfg.Job, Logf: cfg.Logf},
+		client:   client,
+	}, nil
+}
+
+// childEnv is the supervisor's environment with the replica's TF_CONFIG
+// (or MX_CONFIG and DMLC_*) set; no roles, no additions.
+func childEnv(cfg *supervise.Config) ([]string, error) {
+	env := os.Environ()
+	if len(cfg.Layout.Roles) == 0 {
+		return env, nil
+	}
+	vars, err := cfg.Layout.Env(cfg.Self.Type, cfg.Self.Index, cfg.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, v := range vars {
+		set[v.Name] = true
+	}
+	out := make([]string, 0, len(env)+len(vars))
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); !set[name] {
+			out = append(out, kv)
+		}
+	}
+	for _, v := range vars {
+		out = append(out, v.Name+"="+v.Value)
+	}
+	return out, nil
+}
+
+// MaxTerminationMessage is what the kubelet keeps of a container's
+// termination message.
+const MaxTerminationMessage = 4096
+
+// DefaultTerminationLog is the kubelet's default terminationMessagePath.
+const DefaultTerminationLog = "/dev/termination-log"
+
+// writeTermination writes r as one JSON line to path, once. It writes a
+// temporary file and renames it into place; where that cannot work (the
+// kubelet bind-mounts /dev/termination-log, and a mount point cannot be
+// replaced) it writes the line with a single write. The default path is
+// only written when it exists, i.e. in a container.
+func writeTermination(path string, r supervise.Result) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); path == DefaultTerminationLog && err != nil {
+		return nil
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if len(b)+1 > MaxTerminationMessage {
+		r.Reason = r.Reason[:max(0, len(r.Reason)-(len(b)+1-MaxTerminationMessage))]
+		b, _ = json.Marshal(r)
+	}
+	b = append(b, '\n')
+	if tmp, err := os.CreateTemp(filepath.Dir(path), ".termination-*"); err == nil {
+		_, werr := tmp.Write(b)
+		cerr := tmp.Close()
+		if werr == nil && cerr == nil && os.Rename(tmp.Name(), path) == nil {
+			return nil
+		}
+		os.Remove(tmp.Name())
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("write termination message: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package supervise
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Command is the training process to run.
+type Command struct {
+	// Path of the executable (already looked up); Args[0] is its name.
+	Path string
+	// Args including Args[0].
+	Args []string
+	// Env of the process, "NAME=value".
+	Env []string
+	// Dir is the working directory ("" inherits).
+	Dir string
+}
+
+// Exit is how a training process ended.
+type Exit struct {
+	// Code is the exit status: the process's own, 128+n after signal n,
+	// 127 when the command was not found, 126 when it could not be run.
+	Code int
+	// Signal that killed the process, 0 if none.
+	Signal int
+	// Reason in one word: Completed, Error, Signaled, CommandNotFound,
+	// CommandNotExecutable (sidecar mode: the kubelet's, e.g. OOMKilled).
+	Reason string
+	// Message for humans, may be empty.
+	Message string
+}
+
+// StartError is a command that could not be started; Code is 127 (not
+// found) or 126 (found but not executable).
+type StartError struct {
+	Code int
+	Err  error
+}
+
+func (e *StartError) Error() string { return fmt.Sprintf("start training process: %v", e.Err) }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Exit returns the exit a shell would report for the failed start.
+func (e *StartError) Exit() Exit {
+	reason := "CommandNotExecutable"
+	if e.Code == 127 {
+		reason = "CommandNotFound"
+	}
+	return Exit{Code: e.Code, Reason: reason, Message: e.Err.Error()}
+}
+
+// Runner starts training processes.
+type Runner interface {
+	// Start starts cmd in a process group of its own. A command that
+	// cannot be started gives a *StartError.
+	Start(cmd Command) (Process, error)
+}
+
+// Process is a started training process and its process group.
+type Process interface {
+	// Pid of the process (and ID of its group).
+	Pid() int
+	// Done is closed once the process has exited and been reaped.
+	Done() <-chan struct{}
+	// Exit says how it ended; valid once Done is closed.
+	Exit() Exit
+	// Signal sends sig to the process group.
+	Signal(sig os.Signal) error
+	// Kill sends SIGKILL to the process group.
+	Kill() error
+}
+
+// Clock tells the time and makes timers.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+// RealClock is the system clock.
+type RealClock struct{}
+
+var _ Clock = RealClock{}
+
+// Now implements Clock.
+func (RealClock) Now() time.Time { return time.Now() }
+
+// After implements Clock.
+func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Report is one change of the replica's state, with the Events that say
+// why. Reporters publish State as the pod annotation tfgen.io/state.
+type Report struct {
+	// State: Running, Restarting, Succeeded, Failed, Stopped or Idle.
+	State string
+	// Restarts of this replica so far.
+	Restarts int32
+	// ExitCode of the last exit, if any.
+	ExitCode *int32
+	// Reason of the change, one word.
+	Reason string
+	// Events to emit, in order.
+	Events []Event
+}
+
+// Event is an Event about the replica's pod.
+type Event struct {
+	// Type: Normal or Warning.
+	Type string
+	// Reason in UpperCamelCase (the Reason* constants).
+	Reason string
+	// Action taken: Start, Exit, Restart, Finish, Teardown.
+	Action string
+	// Note for humans.
+	Note string
+}
+
+// Reporter publishes reports (pod annotations, Events, a log).
+type Reporter interface {
+	// Report queues r; it does not wait for the API.
+	Report(r Report)
+	// Flush returns once everything queued has been delivered (or given
+	// up on), or ctx is done.
+	Flush(ctx context.Context) error
+}
+
+// Teardown stops replicas when a job ends.
+type Teardown interface {
+	// Stop stops every replica of each of types (lowercase), in order.
+	// The caller lists its own type last: stopping it may stop the caller.
+	Stop(ctx context.Context, types []string) error
+}
+
+// Result is how supervision ended: the exit code for the supervisor's
+// own exit and the termination message.
+type Result struct {
+	// ExitCode of the last training process (0 when idle).
+	ExitCode int `json:"exitCode"`
+	// Reason in one word, e.g. Completed, Error, BackoffLimitExceeded.
+	Reason string `json:"reason"`
+	// Restarts of this replica.
+	Restarts int32 `json:"restarts"`
+}

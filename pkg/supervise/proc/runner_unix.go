@@ -1,0 +1,124 @@
+//go:build unix
+
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/tfgen/tfgen/pkg/supervise"
+)
+
+// Runner starts training processes with the process-wide reaper.
+type Runner struct{}
+
+var _ supervise.Runner = (*Runner)(nil)
+
+// NewRunner starts the reaper (once per process) and returns a Runner.
+// Failing to become a child subreaper is reported with logf, not fatal:
+// orphaned grandchildren then go to PID 1.
+func NewRunner(logf func(string, ...any)) *Runner {
+	if _, err := getReaper(); err != nil && logf != nil {
+		logf("%v; orphaned grandchildren will not be reaped here", err)
+	}
+	return &Runner{}
+}
+
+// Start implements supervise.Runner: cmd runs in a new process group with
+// the supervisor's stdin, stdout and stderr. A command without a slash is
+// looked up in PATH.
+func (*Runner) Start(cmd supervise.Command) (supervise.Process, error) {
+	if len(cmd.Args) == 0 {
+		return nil, &supervise.StartError{Code: 127, Err: errors.New("no command")}
+	}
+	path := cmd.Path
+	if path == "" {
+		path = cmd.Args[0]
+	}
+	if !strings.Contains(path, "/") {
+		lp, err := exec.LookPath(path)
+		if err != nil {
+			return nil, &supervise.StartError{Code: 127, Err: err}
+		}
+		path = lp
+	}
+	r, _ := getReaper()
+	p := &process{done: make(chan struct{})}
+	attr := &syscall.ProcAttr{Dir: cmd.Dir, Env: cmd.Env, Files: []uintptr{0, 1, 2},
+		Sys: &syscall.SysProcAttr{Setpgid: true}}
+	r.mu.Lock()
+	pid, err := syscall.ForkExec(path, cmd.Args, attr)
+	if err == nil {
+		p.pid = pid
+		r.waiters[pid] = p.exited
+	}
+	r.mu.Unlock()
+	if err != nil {
+		return nil, startError(path, err)
+	}
+	return p, nil
+}
+
+func startError(path string, err error) error {
+	code := 126
+	if errors.Is(err, syscall.ENOENT) {
+		code = 127
+	}
+	msg := fmt.Errorf("exec %s: %w", path, err)
+	if errors.Is(err, syscall.E2BIG) {
+		msg = fmt.Errorf("exec %s: %w (the arguments and environment together are over the kernel's limit)", path, err)
+	}
+	return &supervise.StartError{Code: code, Err: msg}
+}
+
+// process is a started training process; the reaper completes it.
+type process struct {
+	pid  int
+	done chan struct{}
+	exit supervise.Exit
+}
+
+var _ supervise.Process = (*process)(nil)
+
+func (p *process) Pid() int                   { return p.pid }
+func (p *process) Done() <-chan struct{}      { return p.done }
+func (p *process) Exit() supervise.Exit       { return p.exit }
+func (p *process) Kill() error                { return p.Signal(syscall.SIGKILL) }
+func (p *process) Signal(sig os.Signal) error { return signalGroup(p.pid, sig) }
+
+// exited runs on the reaper: it kills what is left of the group, then
+// publishes the exit.
+func (p *process) exited(ws syscall.WaitStatus) {
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	p.exit = ExitOf(ws)
+	close(p.done)
+}
+
+func signalGroup(pgid int, sig os.Signal) error {
+	s, ok := sig.(syscall.Signal)
+	if !ok {
+		return fmt.Errorf("signal %v: not a Unix signal", sig)
+	}
+	if err := syscall.Kill(-pgid, s); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal process group %d: %w", pgid, err)
+	}
+	return nil
+}
+
+// ExitOf turns a wait status into an Exit: the exit status, or 128+n
+// after signal n.
+func ExitOf(ws syscall.WaitStatus) supervise.Exit {
+	switch {
+	case ws.Signaled():
+		sig := ws.Signal()
+		return supervise.Exit{Code: 128 + int(sig), Signal: int(sig), Reason: "Signaled", Message: sig.String()}
+	case ws.ExitStatus() == 0:
+		return supervise.Exit{Code: 0, Reason: "Completed"}
+	default:
+		return supervise.Exit{Code: ws.ExitStatus(), Reason: "Error"}
+	}
+}

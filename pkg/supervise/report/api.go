@@ -1,0 +1,188 @@
+package report
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tfgen/tfgen/pkg/kube"
+	"github.com/tfgen/tfgen/pkg/supervise"
+)
+
+// Annotations the supervisor keeps on its own pod.
+const (
+	AnnotationState        = "tfgen.io/state"
+	AnnotationRestarts     = "tfgen.io/restarts"
+	AnnotationLastExitCode = "tfgen.io/last-exit-code"
+	AnnotationReason       = "tfgen.io/reason"
+)
+
+// ReportingController names tfsupervisor in the Events it emits.
+const ReportingController = "tfgen.io/tfsupervisor"
+
+// PodClient is what API needs from the API server; *kube.Client has it.
+type PodClient interface {
+	PatchPodMetadata(ctx context.Context, ns, name string, labels, annotations map[string]*string) (*kube.Pod, error)
+	CreateEvent(ctx context.Context, ev *kube.Event) error
+}
+
+var _ PodClient = (*kube.Client)(nil)
+
+// API publishes reports on the replica's pod, in order, from a goroutine
+// of its own, so that reporting never delays a restart. Flush waits for
+// what is queued (final Events are delivered before the supervisor exits).
+type API struct {
+	client    PodClient
+	namespace string
+	pod       string
+	labels    map[string]*string
+	logf      func(string, ...any)
+
+	mu        sync.Mutex
+	queue     []supervise.Report
+	queued    int           // reports queued so far
+	delivered int           // reports handled so far
+	changed   chan struct{} // closed and replaced when either moves
+	uid       string        // the pod's UID, once known
+	running   bool          // a deliver goroutine runs
+}
+
+var _ supervise.Reporter = (*API)(nil)
+
+// NewAPI returns an API reporter for pod ns/name that also sets labels on
+// the pod (the Kubeflow labels that need the ordinal).
+func NewAPI(client PodClient, ns, pod string, labels map[string]string, logf func(string, ...any)) *API {
+	a := &API{client: client, namespace: ns, pod: pod, logf: logf, labels: map[string]*string{}, changed: make(chan struct{})}
+	for k, v := range labels {
+		a.labels[k] = &v
+	}
+	return a
+}
+
+// Report implements supervise.Reporter.
+func (a *API) Report(r supervise.Report) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.queue = append(a.queue, r)
+	a.queued++
+	if !a.running {
+		a.running = true
+		go a.deliver()
+	}
+	a.notify()
+}
+
+func (a *API) notify() {
+	close(a.changed)
+	a.changed = make(chan struct{})
+}
+
+// Flush implements supervise.Reporter.
+func (a *API) Flush(ctx context.Context) error {
+	a.mu.Lock()
+	target := a.queued
+	for a.delivered < target {
+		ch := a.changed
+		a.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
+		a.mu.Lock()
+	}
+	a.mu.Unlock()
+	return nil
+}
+
+// deliver drains the queue: one pod patch with the latest state of the
+// batch, then the batch's Events in order.
+func (a *API) deliver() {
+	for {
+		a.mu.Lock()
+		batch := a.queue
+		a.queue = nil
+		if len(batch) == 0 {
+			a.running = false
+			a.mu.Unlock()
+			return
+		}
+		a.mu.Unlock()
+		a.patch(batch[len(batch)-1])
+		for _, r := range batch {
+			for _, e := range r.Events {
+				a.event(e)
+			}
+		}
+		a.mu.Lock()
+		a.delivered += len(batch)
+		a.notify()
+		a.mu.Unlock()
+	}
+}
+
+func (a *API) patch(r supervise.Report) {
+	ann := map[string]*string{AnnotationState: &r.State, AnnotationReason: &r.Reason}
+	restarts := strconv.Itoa(int(r.Restarts))
+	ann[AnnotationRestarts] = &restarts
+	if r.ExitCode != nil {
+		code := strconv.Itoa(int(*r.ExitCode))
+		ann[AnnotationLastExitCode] = &code
+	}
+	retry(a.logf, "report state on pod "+a.pod, func(ctx context.Context) error {
+		p, err := a.client.PatchPodMetadata(ctx, a.namespace, a.pod, a.labels, ann)
+		if err == nil && p.UID != "" {
+			a.mu.Lock()
+			a.uid = string(p.UID)
+			a.mu.Unlock()
+		}
+		return err
+	})
+}
+
+func (a *API) event(e supervise.Event) {
+	now := time.Now()
+	a.mu.Lock()
+	uid := a.uid
+	a.mu.Unlock()
+	note := e.Note
+	if len(note) > 1024 {
+		note = note[:1021] + "..."
+	}
+	ev := &kube.Event{
+		ObjectMeta:          metav1.ObjectMeta{Name: a.pod + "." + strconv.FormatInt(now.UnixNano(), 16), Namespace: a.namespace},
+		EventTime:           metav1.NewMicroTime(now),
+		ReportingController: ReportingController,
+		ReportingInstance:   a.pod,
+		Action:              e.Action,
+		Reason:              e.Reason,
+		Regarding:           kube.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: a.namespace, Name: a.pod, UID: types.UID(uid)},
+		Note:                note,
+		Type:                e.Type,
+	}
+	retry(a.logf, "emit event "+e.Reason, func(ctx context.Context) error { return a.client.CreateEvent(ctx, ev) })
+}
+
+// retry makes up to 4 attempts of call (5 s each), giving up at once on
+// an answer that retrying cannot change.
+func retry(logf func(string, ...any), what string, call func(context.Context) error) {
+	delay := 100 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := call(ctx)
+		cancel()
+		if err == nil {
+			return
+		}
+		if attempt == 4 || kube.IsPermanent(err) {
+			logf("%s: %v", what, err)
+			return
+		}
+		time.Sleep(delay)
+		delay *= 2
+	}
+}
