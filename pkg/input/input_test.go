@@ -81,7 +81,11 @@ func TestSplitSyntaxError(t *testing.T) {
 	}, {
 		name: "stdin", file: Stdin,
 		data: "a: [1,\n",
-		want: "<stdin>:1: invalid YAML: did not find expected node content",
+		want: "<stdin>:2: invalid YAML: did not find expected node content",
+	}, {
+		name: "parser error in a block", file: "f.yaml",
+		data: "a: 1\n---\nb:\n  - c\n d: 1\n",
+		want: "f.yaml:5: invalid YAML: did not find expected key",
 	}, {
 		name: "unterminated string", file: "f.yaml",
 		data: "a: 1\n---\nb: \"x\n",

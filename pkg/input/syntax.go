@@ -74,10 +74,16 @@ func (d Document) yamlError(err error) *SyntaxError {
 	if start < 1 {
 		start = 1
 	}
+	// The YAML parser (not the scanner) counts its "did not find
+	// expected ..." lines from 0.
+	shift := -1
+	if strings.Contains(msg, "did not find expected") {
+		shift = 0
+	}
 	line := start
 	if m := lineRE.FindStringSubmatch(msg); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
-			line = start + n - 1
+			line = start + n + shift
 		}
 	}
 	msg = lineRE.ReplaceAllStringFunc(msg, func(s string) string {
@@ -85,7 +91,7 @@ func (d Document) yamlError(err error) *SyntaxError {
 		if err != nil {
 			return s
 		}
-		return "line " + strconv.Itoa(start+n-1)
+		return "line " + strconv.Itoa(start+n+shift)
 	})
 	// "line N: " at the start repeats Line.
 	if rest, ok := strings.CutPrefix(msg, "line "+strconv.Itoa(line)+":"); ok {

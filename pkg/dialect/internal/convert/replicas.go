@@ -59,9 +59,9 @@ func NewReplicas(f job.Framework) *Replicas {
 // typePath (the map key or the list entry's type field). A second spec of
 // the same type is a Duplicate error at its typePath.
 func (r *Replicas) Add(c *Context, t job.ReplicaType, spelled string, spec *job.ReplicaSpec, path, typePath *field.Path) bool {
-	if prev, dup := r.typePaths[t]; dup {
+	if _, dup := r.typePaths[t]; dup {
 		e := field.Duplicate(typePath, spelled)
-		e.Detail = "the job already has a " + string(t) + " replica spec at " + prev.String()
+		e.Detail = "the job already has a " + string(t) + " replica spec at " + r.paths[t].String()
 		c.Error(e)
 		return false
 	}
