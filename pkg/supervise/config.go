@@ -113,9 +113,6 @@ func (c *Config) Validate() error {
 	if c.Policy.Restart == "" {
 		c.Policy.Restart = Never
 	}
-	if c.Policy.Backoff == (Backoff{}) {
-		c.Policy.Backoff = DefaultBackoff
-	}
 	if c.CleanPodPolicy == "" {
 		c.CleanPodPolicy = CleanRunning
 	}

@@ -44,7 +44,7 @@ type Policy struct {
 	RetryableExitCodes []int32
 	// MaxRestarts caps this replica's restarts; nil means no cap.
 	MaxRestarts *int32
-	// Backoff paces the restarts.
+	// Backoff paces the restarts; the zero value restarts at once.
 	Backoff Backoff
 }
 

@@ -44,7 +44,7 @@ type Watcher struct {
 	// Config of the replica; Validate must have accepted it.
 	Config *Config
 	// Statuses delivers the training container's status whenever the
-	// pod changes.
+	// pod changes; Run returns when it is closed.
 	Statuses <-chan ContainerStatus
 	// Store holds the job's status.
 	Store record.Store
@@ -69,7 +69,6 @@ func (w *Watcher) Run(ctx context.Context) Result {
 		return r.idle(ctx, why, nil)
 	}
 	deadline := r.deadlineTimer()
-	statuses := w.Statuses
 	running := int32(-1) // the restart count of the container last seen running
 	for {
 		select {
@@ -81,10 +80,10 @@ func (w *Watcher) Run(ctx context.Context) Result {
 			r.finish(ctx, o)
 			r.cfg.Logf("the training container cannot be stopped from a sidecar; the clean pod policy decides")
 			return r.idle(ctx, "the job ran past its active deadline", nil)
-		case st, ok := <-statuses:
-			if !ok {
-				statuses = nil
-				continue
+		case st, ok := <-w.Statuses:
+			if !ok { // only when ctx is done, in a pod
+				r.flush(ctx)
+				return Result{Reason: r.state(), Restarts: r.restarts}
 			}
 			exits, ids := st.exits()
 			for i, ex := range exits {

@@ -1,0 +1,240 @@
+package supervise_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tfgen/tfgen/pkg/cluster"
+	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/pkg/supervise"
+	"github.com/tfgen/tfgen/pkg/supervise/proc"
+)
+
+// clock is a Clock the test drives. In auto mode every timer fires at once
+// (time jumps ahead by its duration); otherwise timers fire on Advance.
+// Either way each requested duration is recorded and announced on created.
+type clock struct {
+	mu      sync.Mutex
+	now     time.Time
+	auto    bool
+	timers  []timer
+	waits   []time.Duration
+	created chan time.Duration
+}
+
+type timer struct {
+	at time.Time
+	ch chan time.Time
+}
+
+func newClock(auto bool) *clock {
+	return &clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), auto: auto, created: make(chan time.Duration, 100)}
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.waits = append(c.waits, d)
+	ch := make(chan time.Time, 1)
+	if c.auto {
+		c.now = c.now.Add(d)
+		ch <- c.now
+	} else {
+		c.timers = append(c.timers, timer{at: c.now.Add(d), ch: ch})
+	}
+	c.created <- d
+	return ch
+}
+
+// Advance moves time ahead by d and fires the timers due.
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.timers[:0]
+	for _, t := range c.timers {
+		if t.at.After(c.now) {
+			kept = append(kept, t)
+			continue
+		}
+		t.ch <- c.now
+	}
+	c.timers = kept
+}
+
+func (c *clock) Waits() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.waits...)
+}
+
+// recorder is a Reporter that keeps every report.
+type recorder struct {
+	mu      sync.Mutex
+	reports []supervise.Report
+	idling  chan struct{} // closed at the first ReplicaIdle event
+}
+
+func (r *recorder) Report(rep supervise.Report) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reports = append(r.reports, rep)
+	for _, e := range rep.Events {
+		if e.Reason == supervise.ReasonReplicaIdle && r.idling != nil {
+			close(r.idling)
+			r.idling = nil
+		}
+	}
+}
+
+// idle returns a channel closed once the replica reports it idles.
+func (r *recorder) idle() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rep := range r.reports {
+		for _, e := range rep.Events {
+			if e.Reason == supervise.ReasonReplicaIdle {
+				ch := make(chan struct{})
+				close(ch)
+				return ch
+			}
+		}
+	}
+	if r.idling == nil {
+		r.idling = make(chan struct{})
+	}
+	return r.idling
+}
+
+func (r *recorder) Flush(context.Context) error { return nil }
+
+// events returns the reasons of every event reported, in order.
+func (r *recorder) events() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, rep := range r.reports {
+		for _, e := range rep.Events {
+			out = append(out, e.Reason)
+		}
+	}
+	return out
+}
+
+// stopper is a Teardown that records what it was asked to stop.
+type stopper struct {
+	mu    sync.Mutex
+	calls [][]string
+}
+
+func (s *stopper) Stop(_ context.Context, types []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, types)
+	return nil
+}
+
+// script is a training process that exits with the next of codes on each
+// run ("k9" kills itself with signal 9) and counts its runs in a file.
+type script struct {
+	t     *testing.T
+	count string
+}
+
+const scriptBody = `n=$(cat "$COUNT" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$COUNT"
+eval "c=\${$n:-0}"
+case $c in k*) kill -${c#k} $$;; *) exit $c;; esac`
+
+func newScript(t *testing.T) *script {
+	return &script{t: t, count: filepath.Join(t.TempDir(), "count")}
+}
+
+func (s *script) command(codes ...string) supervise.Command {
+	args := append([]string{"sh", "-c", scriptBody, "sh"}, codes...)
+	return supervise.Command{Args: args, Env: append(os.Environ(), "COUNT="+s.count)}
+}
+
+// runs returns how many times the script ran.
+func (s *script) runs() int {
+	b, err := os.ReadFile(s.count)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return n
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// config is a lone worker with policy p and a zero backoff.
+func config(p supervise.RestartPolicy) *supervise.Config {
+	c := &supervise.Config{Job: "j", Namespace: "ns", Self: supervise.Ref{Type: "worker"},
+		Policy: supervise.Policy{Restart: p}, Logf: func(string, ...any) {}}
+	return c
+}
+
+// layout is a job with one chief, one ps and two workers.
+func layout() *cluster.Layout {
+	return &cluster.Layout{Job: "j", Roles: []cluster.Role{
+		{Type: "chief", Replicas: 1, Port: 2222}, {Type: "ps", Replicas: 1, Port: 2222}, {Type: "worker", Replicas: 2, Port: 2222}}}
+}
+
+type fixture struct {
+	cfg     *supervise.Config
+	store   *record.Memory
+	rep     *recorder
+	td      *stopper
+	clock   *clock
+	signals chan os.Signal
+}
+
+func newFixture(t *testing.T, cfg *supervise.Config, auto bool) *fixture {
+	t.Helper()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{cfg: cfg, store: &record.Memory{}, rep: &recorder{}, td: &stopper{}, clock: newClock(auto), signals: make(chan os.Signal, 4)}
+}
+
+var runner = proc.NewRunner(nil)
+
+func (f *fixture) supervisor() *supervise.Supervisor {
+	return &supervise.Supervisor{Config: f.cfg, Runner: runner, Store: f.store, Reporter: f.rep, Teardown: f.td, Clock: f.clock, Signals: f.signals}
+}
+
+func (f *fixture) status(t *testing.T) *record.Status {
+	t.Helper()
+	s, err := f.store.Get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// fifo makes a named pipe; a child writes a line to it once ready.
+func fifo(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "ready")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,119 @@
+package supervise_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfgen/tfgen/pkg/cluster"
+	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/pkg/supervise"
+)
+
+func roles(s string) *cluster.Layout {
+	r, err := cluster.ParseRoles(s)
+	if err != nil {
+		panic(err)
+	}
+	return &cluster.Layout{Job: "j", Roles: r}
+}
+
+func statusWith(states map[string]record.State) *record.Status {
+	s := &record.Status{Replicas: map[string]*record.Replica{}}
+	for k, st := range states {
+		ref, _ := supervise.ParseRef(k)
+		s.Replica(ref.Type, ref.Index).State = st
+	}
+	return s
+}
+
+const ok, bad, run = record.StateSucceeded, record.StateFailed, record.StateRunning
+
+func TestJobSucceeded(t *testing.T) {
+	tests := []struct {
+		name    string
+		layout  *cluster.Layout
+		policy  string
+		replica string
+		states  map[string]record.State
+		want    bool
+	}{
+		{"chief decides", roles("chief:1:1,ps:1:1,worker:2:1"), "", "", map[string]record.State{"chief-0": ok, "worker-0": run}, true},
+		{"worker 0 does not decide with a chief", roles("chief:1:1,worker:2:1"), "", "", map[string]record.State{"worker-0": ok, "worker-1": ok}, false},
+		{"master decides", roles("master:1:1,worker:2:1"), "", "", map[string]record.State{"master-0": ok}, true},
+		{"worker 0 without chief", roles("ps:1:1,worker:2:1"), "", "", map[string]record.State{"worker-0": ok, "worker-1": run}, true},
+		{"worker 1 alone is not enough", roles("ps:1:1,worker:2:1"), "", "", map[string]record.State{"worker-1": ok}, false},
+		{"ps never decides", roles("ps:1:1,worker:2:1"), "", "", map[string]record.State{"ps-0": ok}, false},
+		{"evaluator never decides", roles("evaluator:1:1,worker:1:1"), "", "", map[string]record.State{"evaluator-0": ok}, false},
+		{"AllWorkers waits for all", roles("ps:1:1,worker:2:1"), "AllWorkers", "", map[string]record.State{"worker-0": ok, "worker-1": run}, false},
+		{"AllWorkers all done", roles("ps:1:1,worker:2:1"), "AllWorkers", "", map[string]record.State{"worker-0": ok, "worker-1": ok}, true},
+		{"chief beats AllWorkers", roles("chief:1:1,worker:2:1"), "AllWorkers", "", map[string]record.State{"chief-0": ok}, true},
+		{"success replica overrides", roles("chief:1:1,worker:2:1"), "", "worker-1", map[string]record.State{"chief-0": ok, "worker-1": run}, false},
+		{"success replica done", roles("chief:1:1,worker:2:1"), "", "worker-1", map[string]record.State{"worker-1": ok}, true},
+		{"no roles: the replica itself", &cluster.Layout{}, "", "", map[string]record.State{"worker-0": ok}, true},
+		{"failed is not success", roles("worker:1:1"), "", "", map[string]record.State{"worker-0": bad}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := &supervise.Config{Layout: tt.layout, SuccessPolicy: tt.policy, Self: supervise.Ref{Type: "worker"}}
+			if tt.replica != "" {
+				ref, err := supervise.ParseRef(tt.replica)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg.SuccessReplica = &ref
+			}
+			if got := cfg.JobSucceeded(statusWith(tt.states)); got != tt.want {
+				t.Errorf("JobSucceeded = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTeardownTypes(t *testing.T) {
+	l := roles("chief:1:1,evaluator:0:1,ps:2:1,worker:2:1")
+	tests := []struct {
+		name   string
+		policy supervise.CleanPodPolicy
+		self   string
+		states map[string]record.State
+		want   []string
+	}{
+		{"All, own last", supervise.CleanAll, "ps", nil, []string{"chief", "worker", "ps"}},
+		{"None", supervise.CleanNone, "chief", nil, nil},
+		{"Running skips finished types", supervise.CleanRunning, "chief",
+			map[string]record.State{"chief-0": ok, "worker-0": ok, "worker-1": run}, []string{"ps", "worker"}},
+		{"Running: finished means succeeded or failed", supervise.CleanRunning, "worker",
+			map[string]record.State{"chief-0": bad, "ps-0": run, "ps-1": ok, "worker-0": ok, "worker-1": ok}, []string{"ps"}},
+		{"Running: a replica never seen is unfinished", supervise.CleanRunning, "worker",
+			map[string]record.State{"chief-0": ok, "ps-0": ok, "ps-1": ok, "worker-0": bad}, []string{"worker"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ref, _ := supervise.ParseRef(tt.self + "-0")
+			cfg := &supervise.Config{Layout: l, CleanPodPolicy: tt.policy, Self: ref}
+			if diff := cmp.Diff(tt.want, cfg.TeardownTypes(statusWith(tt.states))); diff != "" {
+				t.Errorf("TeardownTypes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestIsMaster(t *testing.T) {
+	for _, tc := range []struct {
+		layout string
+		self   supervise.Ref
+		want   bool
+	}{
+		{"chief:1:1,worker:2:1", supervise.Ref{Type: "chief"}, true},
+		{"chief:1:1,worker:2:1", supervise.Ref{Type: "worker"}, false},
+		{"ps:1:1,worker:2:1", supervise.Ref{Type: "worker"}, true},
+		{"ps:1:1,worker:2:1", supervise.Ref{Type: "worker", Index: 1}, false},
+		{"ps:1:1,worker:2:1", supervise.Ref{Type: "ps"}, false},
+	} {
+		cfg := &supervise.Config{Layout: roles(tc.layout), Self: tc.self}
+		if got := cfg.IsMaster(); got != tc.want {
+			t.Errorf("%s as %s: IsMaster = %v, want %v", tc.layout, tc.self, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package supervise_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/pkg/supervise"
+)
+
+func TestRestartPolicies(t *testing.T) {
+	tests := []struct {
+		name         string
+		policy       supervise.RestartPolicy
+		retryable    []int32
+		maxRestarts  *int32
+		backoffLimit *int32
+		codes        []string
+		wantRuns     int
+		wantCode     int
+		wantReason   string
+		wantRestarts int32
+		wantJob      record.ConditionType
+		wantEvents   []string
+	}{
+		{name: "Never success", policy: supervise.Never, codes: []string{"0"},
+			wantRuns: 1, wantCode: 0, wantReason: "Completed", wantJob: record.JobSucceeded,
+			wantEvents: []string{"ReplicaExited", "JobSucceeded"}},
+		{name: "Never failure", policy: supervise.Never, codes: []string{"3", "0"},
+			wantRuns: 1, wantCode: 3, wantReason: "ReplicaFailed", wantJob: record.JobFailed,
+			wantEvents: []string{"ReplicaExited", "ReplicaFailed", "JobFailed"}},
+		{name: "Never signal death", policy: supervise.Never, codes: []string{"k9"},
+			wantRuns: 1, wantCode: 137, wantReason: "ReplicaFailed", wantJob: record.JobFailed},
+		{name: "OnFailure until success", policy: supervise.OnFailure, codes: []string{"3", "k15", "0"},
+			wantRuns: 3, wantCode: 0, wantReason: "Completed", wantRestarts: 2, wantJob: record.JobSucceeded,
+			wantEvents: []string{"ReplicaExited", "ReplicaRestarting", "ReplicaExited", "ReplicaRestarting", "ReplicaExited", "JobSucceeded"}},
+		{name: "OnFailure success first", policy: supervise.OnFailure, codes: []string{"0", "3"},
+			wantRuns: 1, wantCode: 0, wantReason: "Completed", wantJob: record.JobSucceeded},
+		{name: "Always restarts after success too", policy: supervise.Always, maxRestarts: ptr[int32](2), codes: []string{"0", "3", "0", "3"},
+			wantRuns: 3, wantCode: 0, wantReason: "Completed", wantRestarts: 2, wantJob: record.JobSucceeded},
+		{name: "ExitCode signal retryable, 1-127 permanent", policy: supervise.ExitCode, codes: []string{"k9", "130", "255", "3", "0"},
+			wantRuns: 4, wantCode: 3, wantReason: "ReplicaFailed", wantRestarts: 3, wantJob: record.JobFailed},
+		{name: "ExitCode success", policy: supervise.ExitCode, codes: []string{"k15", "0"},
+			wantRuns: 2, wantCode: 0, wantReason: "Completed", wantRestarts: 1, wantJob: record.JobSucceeded},
+		{name: "ExitCode list replaces the rule", policy: supervise.ExitCode, retryable: []int32{3}, codes: []string{"3", "k9"},
+			wantRuns: 2, wantCode: 137, wantReason: "ReplicaFailed", wantRestarts: 1, wantJob: record.JobFailed},
+		{name: "per-replica limit", policy: supervise.OnFailure, maxRestarts: ptr[int32](1), codes: []string{"3", "4", "0"},
+			wantRuns: 2, wantCode: 4, wantReason: "ReplicaFailed", wantRestarts: 1, wantJob: record.JobFailed,
+			wantEvents: []string{"ReplicaExited", "ReplicaRestarting", "ReplicaExited", "ReplicaFailed", "JobFailed"}},
+		{name: "backoff limit", policy: supervise.OnFailure, backoffLimit: ptr[int32](2), codes: []string{"1", "2", "3", "0"},
+			wantRuns: 3, wantCode: 3, wantReason: "BackoffLimitExceeded", wantRestarts: 2, wantJob: record.JobFailed,
+			wantEvents: []string{"ReplicaExited", "ReplicaRestarting", "ReplicaExited", "ReplicaRestarting", "ReplicaExited", "BackoffLimitExceeded", "JobFailed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := config(tt.policy)
+			cfg.Policy.RetryableExitCodes, cfg.Policy.MaxRestarts, cfg.BackoffLimit = tt.retryable, tt.maxRestarts, tt.backoffLimit
+			f := newFixture(t, cfg, true)
+			sc := newScript(t)
+			res := f.supervisor().Run(context.Background(), sc.command(tt.codes...))
+			want := supervise.Result{ExitCode: tt.wantCode, Reason: tt.wantReason, Restarts: tt.wantRestarts}
+			if diff := cmp.Diff(want, res); diff != "" {
+				t.Errorf("Result (-want +got):\n%s", diff)
+			}
+			if got := sc.runs(); got != tt.wantRuns {
+				t.Errorf("ran %d times, want %d", got, tt.wantRuns)
+			}
+			s := f.status(t)
+			if !s.IsTrue(tt.wantJob) {
+				t.Errorf("job conditions %+v, want %s", s.Conditions, tt.wantJob)
+			}
+			if s.Restarts != tt.wantRestarts {
+				t.Errorf("job restarts = %d, want %d", s.Restarts, tt.wantRestarts)
+			}
+			if e := s.Lookup("worker", 0); e == nil || e.LastExitCode == nil || int(*e.LastExitCode) != tt.wantCode {
+				t.Errorf("record entry %+v, want last exit code %d", e, tt.wantCode)
+			}
+			if tt.wantEvents != nil {
+				if diff := cmp.Diff(tt.wantEvents, f.rep.events()); diff != "" {
+					t.Errorf("events (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "train.sh")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\nexit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		reason string
+	}{
+		{[]string{"no-such-command-tfgen"}, 127, "CommandNotFound"},
+		{[]string{filepath.Join(dir, "missing")}, 127, "CommandNotFound"},
+		{[]string{notExec}, 126, "CommandNotExecutable"},
+		{[]string{dir}, 126, "CommandNotExecutable"},
+	} {
+		t.Run(tc.reason+" "+filepath.Base(tc.args[0]), func(t *testing.T) {
+			f := newFixture(t, config(supervise.Never), true)
+			res := f.supervisor().Run(context.Background(), supervise.Command{Args: tc.args})
+			if res.ExitCode != tc.code {
+				t.Errorf("exit code %d, want %d", res.ExitCode, tc.code)
+			}
+			if e := f.status(t).Lookup("worker", 0); e == nil || e.Reason != tc.reason {
+				t.Errorf("record entry %+v, want reason %s", e, tc.reason)
+			}
+		})
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	cfg := config(supervise.OnFailure)
+	cfg.Policy.Backoff = supervise.Backoff{Initial: time.Second, Max: 3 * time.Second}
+	f := newFixture(t, cfg, true)
+	sc := newScript(t)
+	res := f.supervisor().Run(context.Background(), sc.command("1", "1", "1", "1", "1", "0"))
+	if res.ExitCode != 0 || res.Restarts != 5 {
+		t.Fatalf("Result %+v, want exit 0 after 5 restarts", res)
+	}
+	want := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 3 * time.Second, 3 * time.Second}
+	if diff := cmp.Diff(want, f.clock.Waits()); diff != "" {
+		t.Errorf("waits before restarts (-want +got):\n%s", diff)
+	}
+}
+
+func TestBackoffDelay(t *testing.T) {
+	b := supervise.Backoff{Initial: 10 * time.Millisecond, Max: 50 * time.Millisecond}
+	var got []time.Duration
+	for n := 1; n <= 5; n++ {
+		got = append(got, b.Delay(n))
+	}
+	want := []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Delay (-want +got):\n%s", diff)
+	}
+	if d := (supervise.Backoff{}).Delay(1000); d != 0 {
+		t.Errorf("zero backoff Delay = %v", d)
+	}
+}
