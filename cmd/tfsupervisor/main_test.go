@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// bin is the tfsupervisor binary built for these tests, static as shipped.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "tfsupervisor-test")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "tfsupervisor")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build tfsupervisor: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// supervisor returns tfsupervisor with args, standalone (no cluster), with
+// extra environment variables.
+func supervisor(env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "KUBERNETES_SERVICE_HOST=") && !strings.HasPrefix(kv, "TFSUPERVISOR_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("run tfsupervisor: %v", err)
+	}
+	return ee.ExitCode()
+}
+
+func TestExitCodeFidelity(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "train")
+	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"true"}, 0},
+		{[]string{"sh", "-c", "exit 3"}, 3},
+		{[]string{"tfgen-no-such-command"}, 127},
+		{[]string{notExec}, 126},
+		{[]string{"sh", "-c", "kill -KILL $$"}, 128 + int(syscall.SIGKILL)},
+	} {
+		err := supervisor(nil, append([]string{"run", "--"}, tc.args...)...).Run()
+		if got := exitCode(t, err); got != tc.want {
+			t.Errorf("%v: exit code %d, want %d", tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestTerminationMessage(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "termination-log")
+	count := filepath.Join(t.TempDir(), "count")
+	script := `n=$(cat "$COUNT" 2>/dev/null || echo 0); echo $((n+1)) > "$COUNT"; [ $n -ge 2 ] || exit 7`
+	err := supervisor([]string{"COUNT=" + count, "TFSUPERVISOR_RESTART_POLICY=OnFailure", "TFSUPERVISOR_RESTART_BACKOFF=0s"},
+		"run", "--termination-log", log, "--", "sh", "-c", script).Run()
+	if code := exitCode(t, err); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"exitCode":0,"reason":"Completed","restarts":2}` + "\n"; string(b) != want {
+		t.Errorf("termination message %q, want %q", b, want)
+	}
+}
+
+func TestTFConfigReachesChild(t *testing.T) {
+	out, err := supervisor([]string{"POD_NAME=mnist-worker-1", "POD_NAMESPACE=ml"},
+		"run", "--job", "mnist", "--roles", "chief:1:2222,ps:1:2222,worker:2:2222", "--", "sh", "-c", `printf %s "$TF_CONFIG"`).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Cluster map[string][]string
+		Task    struct {
+			Type  string
+			Index int
+		}
+	}
+	if err := json.Unmarshal(out, &cfg); err != nil {
+		t.Fatalf("TF_CONFIG %q: %v", out, err)
+	}
+	if cfg.Task.Type != "worker" || cfg.Task.Index != 1 || cfg.Cluster["ps"][0] != "mnist-ps-0.mnist-ps.ml.svc:2222" {
+		t.Errorf("TF_CONFIG %s", out)
+	}
+	out, err = supervisor([]string{"POD_NAME=m-server-1"}, "run", "--job", "m", "--framework", "mxnet",
+		"--roles", "scheduler:1:9091,server:2:9091,worker:2:9091", "--", "sh", "-c", `echo $DMLC_ROLE $DMLC_NUM_SERVER $DMLC_PS_ROOT_URI`).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "server 2 m-scheduler-0.m-scheduler.default.svc\n"; string(out) != want {
+		t.Errorf("DMLC_* %q, want %q", out, want)
+	}
+}
+
+func TestTFConfigTooLarge(t *testing.T) {
+	var stderr bytes.Buffer
+	cmd := supervisor([]string{"POD_NAME=big-worker-0"}, "run", "--job", "big", "--roles", "worker:20000:2222", "--", "true")
+	cmd.Stderr = &stderr
+	if code := exitCode(t, cmd.Run()); code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	if !strings.Contains(stderr.String(), "over the kernel's") || !strings.Contains(stderr.String(), "enableDynamicWorker") {
+		t.Errorf("stderr does not explain the limit:\n%s", stderr.String())
+	}
+}
+
+func TestInstall(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := supervisor(nil, "install", dir).CombinedOutput(); err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	dst := filepath.Join(dir, "tfsupervisor")
+	fi, err := os.Stat(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o555 {
+		t.Errorf("mode %v, want 0555", fi.Mode().Perm())
+	}
+	want, _ := os.ReadFile(bin)
+	if got, _ := os.ReadFile(dst); !bytes.Equal(got, want) {
+		t.Error("installed copy differs from the binary")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("install left %d files, want 1", len(entries))
+	}
+	if out, err := exec.Command(dst, "version").Output(); err != nil || !strings.HasPrefix(string(out), "tfsupervisor ") {
+		t.Errorf("installed copy: version = %q, %v", out, err)
+	}
+}
+
+
+// supervisorAt is supervisor run through a wrapper command (unshare).
+func supervisorAt(wrapper []string, args ...string) *exec.Cmd {
+	cmd := supervisor(nil, args...)
+	cmd.Path, _ = exec.LookPath(wrapper[0])
+	cmd.Args = append(append([]string{}, wrapper...), args...)
+	return cmd
+}

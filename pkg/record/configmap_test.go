@@ -1,0 +1,78 @@
+package record
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/tfgen/tfgen/pkg/kube"
+)
+
+// fakeConfigMaps keeps one ConfigMap and refuses stale writes, as the API
+// server does.
+type fakeConfigMaps struct {
+	mu        sync.Mutex
+	cm        kube.ConfigMap
+	conflicts int
+}
+
+func (f *fakeConfigMaps) GetConfigMap(context.Context, string, string) (*kube.ConfigMap, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.cm
+	c.Data = map[string]string{}
+	for k, v := range f.cm.Data {
+		c.Data[k] = v
+	}
+	return &c, nil
+}
+
+func (f *fakeConfigMaps) UpdateConfigMap(_ context.Context, cm *kube.ConfigMap) (*kube.ConfigMap, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if cm.ResourceVersion != f.cm.ResourceVersion {
+		f.conflicts++
+		return nil, apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, cm.Name, nil)
+	}
+	rv, _ := strconv.Atoi(f.cm.ResourceVersion)
+	f.cm = *cm
+	f.cm.ResourceVersion = strconv.Itoa(rv + 1)
+	return &f.cm, nil
+}
+
+func TestConfigMapStoreNoLostUpdate(t *testing.T) {
+	f := &fakeConfigMaps{cm: kube.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "j", Namespace: "ns", ResourceVersion: "1",
+		Labels: map[string]string{"app.kubernetes.io/instance": "j"}}, Data: map[string]string{"spec.json": `{"x":1}`}}}
+	store := &ConfigMap{Client: f, Namespace: "ns", Name: "j"}
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := store.Update(context.Background(), func(s *Status) error {
+				s.Restarts++
+				s.Replica("worker", int32(i)).State = StateRunning
+				return nil
+			}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	s, err := store.Get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Restarts != 50 || s.ReplicaStatuses["Worker"].Active != 50 {
+		t.Errorf("restarts %d, active %+v; want 50 of each", s.Restarts, s.ReplicaStatuses["Worker"])
+	}
+	if f.cm.Data["spec.json"] != `{"x":1}` || f.cm.Labels["app.kubernetes.io/instance"] != "j" {
+		t.Errorf("the update lost the rest of the ConfigMap: %+v", f.cm)
+	}
+	t.Logf("%d conflicts retried", f.conflicts)
+}
