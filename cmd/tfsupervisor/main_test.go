@@ -164,7 +164,6 @@ func TestInstall(t *testing.T) {
 	}
 }
 
-
 // supervisorAt is supervisor run through a wrapper command (unshare).
 func supervisorAt(wrapper []string, args ...string) *exec.Cmd {
 	cmd := supervisor(nil, args...)
