@@ -20,8 +20,9 @@ type ConfigMapClient interface {
 
 var _ ConfigMapClient = (*kube.Client)(nil)
 
-// ConflictBackoff paces the retries of an update that lost a race: many
-// replicas may write at once, so the waits are short, jittered and many.
+// ConflictBackoff paces the retries of an update that lost a race (many
+// replicas may write at once, so the waits are short, jittered and many)
+// or met a transient error.
 var ConflictBackoff = wait.Backoff{Duration: 5 * time.Millisecond, Factor: 1.5, Jitter: 1, Steps: 40, Cap: time.Second}
 
 // ConfigMap is the Store of a job's record ConfigMap: the status is the
@@ -45,13 +46,29 @@ func (c *ConfigMap) Get(ctx context.Context) (*Status, error) {
 	return Parse(cm.Data)
 }
 
-// Update implements Store.
+// apiError marks an error from the API server, which Update may retry.
+type apiError struct{ err error }
+
+func (e apiError) Error() string { return e.err.Error() }
+func (e apiError) Unwrap() error { return e.err }
+
+// retriable: a Conflict, or an API error that retrying may cure (the
+// server unreachable, overloaded or timing out), while ctx lasts.
+func retriable(ctx context.Context) func(error) bool {
+	return func(err error) bool {
+		var ae apiError
+		return errors.As(err, &ae) && ctx.Err() == nil && !kube.IsPermanent(err)
+	}
+}
+
+// Update implements Store. It retries from the Get on Conflict, and on
+// transient API errors until ctx ends.
 func (c *ConfigMap) Update(ctx context.Context, mutate func(*Status) error) (*Status, error) {
 	var out *Status
-	err := retry.OnError(ConflictBackoff, kube.IsConflict, func() error {
+	err := retry.OnError(ConflictBackoff, retriable(ctx), func() error {
 		cm, err := c.Client.GetConfigMap(ctx, c.Namespace, c.Name)
 		if err != nil {
-			return err
+			return apiError{err}
 		}
 		s, err := Parse(cm.Data)
 		if err != nil {
@@ -73,7 +90,7 @@ func (c *ConfigMap) Update(ctx context.Context, mutate func(*Status) error) (*St
 		}
 		cm.Data[DataKey] = raw
 		if _, err := c.Client.UpdateConfigMap(ctx, cm); err != nil {
-			return err
+			return apiError{err}
 		}
 		out = s
 		return nil

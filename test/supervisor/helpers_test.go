@@ -1,0 +1,229 @@
+package supervisor
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/test/controlplane"
+)
+
+// bin is the tfsupervisor binary under test.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "tfsupervisor-e2e")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "tfsupervisor")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/tfgen/tfgen/cmd/tfsupervisor")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build tfsupervisor: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := controlplane.Main(m, controlplane.Options{})
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// job is a job's objects in a fresh namespace: the record ConfigMap, and
+// a StatefulSet and pods per replica type of roles ("chief:1:2222,...").
+type job struct {
+	t     *testing.T
+	cp    *controlplane.ControlPlane
+	cs    kubernetes.Interface
+	ns    string
+	name  string
+	roles string
+}
+
+func newJob(t *testing.T, roles string, replicas map[string]int32) *job {
+	t.Helper()
+	cp := controlplane.Shared(t)
+	cs := cp.Client()
+	ctx := t.Context()
+	n, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "sup-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.CoreV1().Namespaces().Delete(context.Background(), n.Name, metav1.DeleteOptions{}) })
+	j := &job{t: t, cp: cp, cs: cs, ns: n.Name, name: "j", roles: roles}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: j.name, Labels: map[string]string{"app.kubernetes.io/instance": j.name}},
+		Data: map[string]string{"spec.json": "{}"}}
+	if _, err := cs.CoreV1().ConfigMaps(j.ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for typ, n := range replicas {
+		labels := map[string]string{"training.kubeflow.org/job-name": j.name, "training.kubeflow.org/replica-type": typ}
+		sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: j.name + "-" + typ},
+			Spec: appsv1.StatefulSetSpec{Replicas: &n, ServiceName: j.name + "-" + typ,
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "tensorflow", Image: "tf"}}}}}}
+		if _, err := cs.AppsV1().StatefulSets(j.ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return j
+}
+
+// pod creates pod name of the job, bound to a node, with the training
+// container and the tfsupervisor sidecar.
+func (j *job) pod(name string) *corev1.Pod {
+	j.t.Helper()
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{NodeName: "node-1",
+		Containers: []corev1.Container{{Name: "tensorflow", Image: "tf"}, {Name: "tfsupervisor", Image: "sup"}}}}
+	p, err := j.cs.CoreV1().Pods(j.ns).Create(j.t.Context(), p, metav1.CreateOptions{})
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	return p
+}
+
+// supervisor returns tfsupervisor with args as pod's supervisor, talking
+// to the control plane through kubeconfig.
+func (j *job) supervisor(pod, kubeconfig string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KUBERNETES_SERVICE_HOST=") && !strings.HasPrefix(kv, "TFSUPERVISOR_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "KUBECONFIG="+kubeconfig, "POD_NAME="+pod, "POD_NAMESPACE="+j.ns,
+		"TFSUPERVISOR_JOB="+j.name, "TFSUPERVISOR_ROLES="+j.roles, "TFSUPERVISOR_RESTART_BACKOFF=0s",
+		"TFSUPERVISOR_TERMINATION_LOG=")
+	return cmd
+}
+
+// status reads the job's status from the record.
+func (j *job) status() *record.Status {
+	j.t.Helper()
+	cm, err := j.cs.CoreV1().ConfigMaps(j.ns).Get(j.t.Context(), j.name, metav1.GetOptions{})
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	s, err := record.Parse(cm.Data)
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	return s
+}
+
+// waitStatus watches the record until cond holds (a minute at most).
+func (j *job) waitStatus(what string, cond func(*record.Status) bool) *record.Status {
+	j.t.Helper()
+	ctx, cancel := context.WithTimeout(j.t.Context(), time.Minute)
+	defer cancel()
+	w, err := j.cs.CoreV1().ConfigMaps(j.ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", j.name).String()})
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type != watch.Deleted {
+			if s, err := record.Parse(cm.Data); err == nil && cond(s) {
+				return s
+			}
+		}
+	}
+	j.t.Fatalf("waiting for %s: gave up; status %+v", what, j.status())
+	return nil
+}
+
+// replicas returns each StatefulSet's spec.replicas.
+func (j *job) replicas() map[string]int32 {
+	j.t.Helper()
+	list, err := j.cs.AppsV1().StatefulSets(j.ns).List(j.t.Context(), metav1.ListOptions{})
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	out := map[string]int32{}
+	for _, s := range list.Items {
+		out[strings.TrimPrefix(s.Name, j.name+"-")] = *s.Spec.Replicas
+	}
+	return out
+}
+
+// eventReasons lists the reasons of the events.k8s.io/v1 Events about pod.
+func (j *job) eventReasons(pod string) []string {
+	j.t.Helper()
+	list, err := j.cs.EventsV1().Events(j.ns).List(j.t.Context(), metav1.ListOptions{})
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.Name == pod {
+			out = append(out, e.Reason)
+		}
+	}
+	return out
+}
+
+// lockedBuffer collects a process's output; lines are announced on lines.
+type lockedBuffer struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	lines chan string
+	part  string
+}
+
+func newLockedBuffer() *lockedBuffer { return &lockedBuffer{lines: make(chan string, 1000)} }
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	b.part += string(p)
+	for {
+		i := strings.IndexByte(b.part, '\n')
+		if i < 0 {
+			break
+		}
+		select {
+		case b.lines <- b.part[:i]:
+		default:
+		}
+		b.part = b.part[i+1:]
+	}
+	return len(p), nil
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitLine reads lines until one contains s.
+func (b *lockedBuffer) waitLine(t *testing.T, s string) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case l := <-b.lines:
+			if strings.Contains(l, s) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no line with %q in:\n%s", s, b.String())
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package supervisor
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tfgen/tfgen/pkg/record"
+)
+
+// kubelet writes the training container's status the way the kubelet
+// does: UpdateStatus with the container's state, last state and restart
+// count, next to the sidecar's.
+type kubelet struct {
+	j   *job
+	pod *corev1.Pod
+}
+
+func (k *kubelet) set(restarts int32, state, last corev1.ContainerState) {
+	k.j.t.Helper()
+	now := metav1.NewTime(time.Now())
+	k.pod.Status.Phase = corev1.PodRunning
+	k.pod.Status.ContainerStatuses = []corev1.ContainerStatus{
+		{Name: "tensorflow", State: state, LastTerminationState: last, RestartCount: restarts, Image: "tf", ImageID: "tf@sha256:1",
+			ContainerID: "containerd://tf-" + string(rune('a'+restarts)), Ready: state.Running != nil, Started: new(state.Running != nil)},
+		{Name: "tfsupervisor", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}, Image: "sup", ImageID: "sup@sha256:1",
+			ContainerID: "containerd://sup", Ready: true, Started: new(true)},
+	}
+	p, err := k.j.cs.CoreV1().Pods(k.j.ns).UpdateStatus(k.j.t.Context(), k.pod, metav1.UpdateOptions{})
+	if err != nil {
+		k.j.t.Fatal(err)
+	}
+	k.pod = p
+}
+
+func running() corev1.ContainerState {
+	return corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(time.Now())}}
+}
+
+func terminated(code int32, restarts int32) corev1.ContainerState {
+	reason := map[bool]string{true: "Completed", false: "Error"}[code == 0]
+	return corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason,
+		StartedAt: metav1.NewTime(time.Now()), FinishedAt: metav1.NewTime(time.Now()), ContainerID: "containerd://tf-" + string(rune('a'+restarts))}}
+}
+
+// TestSidecar follows a training container through a retryable failure,
+// a restart of the sidecar itself, and success.
+func TestSidecar(t *testing.T) {
+	j := newJob(t, "ps:1:2222,worker:1:2222", map[string]int32{"ps": 1, "worker": 1})
+	k := &kubelet{j: j, pod: j.pod("j-worker-0")}
+	// watch starts a sidecar; stop sends it SIGTERM and returns its exit
+	// code, kill kills it.
+	watch := func() (stop func() int, kill func()) {
+		cmd := j.supervisor("j-worker-0", j.cp.Kubeconfig(), "watch", "--container", "tensorflow", "--restart-policy", "ExitCode", "--backoff-limit", "3")
+		out := newLockedBuffer()
+		cmd.Stderr = out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waited := false
+		wait := func() {
+			if !waited {
+				waited = true
+				cmd.Wait()
+				t.Logf("sidecar output:\n%s", out)
+			}
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); wait() })
+		return func() int {
+				cmd.Process.Signal(syscall.SIGTERM)
+				wait()
+				return cmd.ProcessState.ExitCode()
+			}, func() {
+				cmd.Process.Kill()
+				wait()
+			}
+	}
+	isRunning := func(s *record.Status) bool {
+		e := s.Lookup("worker", 0)
+		return e != nil && e.State == record.StateRunning
+	}
+	_, killFirst := watch()
+	j.waitStatus("the sidecar to start", isRunning)
+	k.set(0, running(), corev1.ContainerState{})
+	k.set(0, terminated(137, 0), corev1.ContainerState{}) // OOM-killed: retryable
+	s := j.waitStatus("the exit to count", func(s *record.Status) bool { return s.Restarts == 1 })
+	if e := s.Lookup("worker", 0); e.State != record.StateRestarting || *e.LastExitCode != 137 {
+		t.Errorf("after exit 137: %+v", e)
+	}
+	k.set(1, running(), terminated(137, 0))
+
+	// The sidecar's own container restarts: the new one reads the same
+	// exit from lastState and must not count it again.
+	killFirst()
+	stop, _ := watch()
+	j.waitStatus("the new sidecar to start", isRunning)
+	k.set(1, terminated(0, 1), terminated(137, 0))
+	s = j.waitStatus("the job to succeed", func(s *record.Status) bool { return s.IsTrue(record.JobSucceeded) })
+	if s.Restarts != 1 {
+		t.Errorf("restarts %d, want 1: an exit was counted twice", s.Restarts)
+	}
+	if diff := cmp.Diff(map[string]int32{"ps": 0, "worker": 1}, j.replicas()); diff != "" {
+		t.Errorf("replicas after success (-want +got):\n%s", diff)
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("sidecar exit code %d, want 0", code)
+	}
+}
