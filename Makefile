@@ -7,7 +7,7 @@ COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X github.com/tfgen/tfgen/pkg/version.Version=$(VERSION) -X github.com/tfgen/tfgen/pkg/version.Commit=$(COMMIT)
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test unit e2e fuzz bench tools lint clean
+.PHONY: all build test unit e2e fuzz bench tools lint clean image image-test release
 
 all: build
 
@@ -32,10 +32,33 @@ fuzz:
 e2e: build tools
 	TFGEN_BIN=$(BIN) $(GO) test -count=1 -timeout 40m ./test/...
 
-test: lint unit fuzz e2e ## Everything CI runs.
+test: lint unit fuzz e2e image-test ## Everything CI runs.
 
 bench: build ## Performance table (DESIGN section 7).
 	@hack/bench.sh
+
+IMAGE_DIR ?= $(CURDIR)/_output/image
+IMAGE_PLATFORMS := linux/amd64 linux/arm64
+SOURCE_DATE_EPOCH ?= 0
+# xbuild OUTDIR,PKG,PLATFORMS: static binaries at OUTDIR/OS_ARCH/NAME.
+xbuild = for p in $(3); do os=$$(dirname $$p); arch=$$(basename $$p); \
+	CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(1)/$${os}_$${arch}/ $(2) || exit 1; done
+
+image: ## Build the tfsupervisor image (linux/amd64+arm64 OCI layout in _output/image, no Docker).
+	@$(call xbuild,$(CURDIR)/_output/bin,./cmd/tfsupervisor,$(IMAGE_PLATFORMS))
+	cd hack/image && SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run . build --out $(IMAGE_DIR) --tar $(IMAGE_DIR).tar \
+		--version '$(VERSION)' --revision '$(COMMIT)' $(foreach p,$(IMAGE_PLATFORMS),--binary $(p)=$(CURDIR)/_output/bin/$(subst /,_,$(p))/tfsupervisor)
+
+image-test: build image ## Check the built image (hack/image) and that it agrees with the Dockerfile.
+	cd hack/image && $(GO) vet ./... && TFGEN_IMAGE_LAYOUT=$(IMAGE_DIR) TFGEN_IMAGE_VERSION='$(VERSION)' TFGEN_BIN=$(BIN)/tfgen $(GO) test -count=1 ./...
+
+release: ## dist/: tfgen and tfsupervisor for linux/darwin amd64/arm64, SHA256SUMS, the image.
+	rm -rf dist && mkdir -p dist
+	@$(call xbuild,$(CURDIR)/_output/release,./cmd/tfgen ./cmd/tfsupervisor,linux/amd64 linux/arm64 darwin/amd64 darwin/arm64)
+	@for d in _output/release/*; do for f in $$d/*; do cp $$f dist/$$(basename $$f)-$$(basename $$d | tr _ -); done; done
+	$(MAKE) image IMAGE_DIR=$(CURDIR)/dist/tfsupervisor-image
+	cd dist && sha256sum tfgen-* tfsupervisor-{linux,darwin}-* tfsupervisor-image.tar > SHA256SUMS
+	@cat dist/SHA256SUMS
 
 clean:
 	rm -rf $(BIN) dist

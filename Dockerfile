@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# The tfsupervisor image: the init container of every rendered job copies the
+# binary into the pod's shared volume (docs/contract.md).
+#
+# `make image` builds the same image without Docker (hack/image); a test in
+# hack/image checks that this file keeps the same path, mode, user,
+# entrypoint and labels. Multi-platform with BuildKit:
+#
+#   docker buildx build --platform linux/amd64,linux/arm64 \
+#     --build-arg VERSION=$(git describe --tags --always --dirty) \
+#     --build-arg COMMIT=$(git rev-parse --short HEAD) -t REGISTRY/tfsupervisor:TAG --push .
+
+ARG GO_VERSION=1.26.8
+
+FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS build
+ARG TARGETOS TARGETARCH
+ARG VERSION=dev
+ARG COMMIT=unknown
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath \
+      -ldflags "-s -w -X github.com/tfgen/tfgen/pkg/version.Version=${VERSION} -X github.com/tfgen/tfgen/pkg/version.Commit=${COMMIT}" \
+      -o /out/tfsupervisor ./cmd/tfsupervisor
+
+FROM scratch
+ARG VERSION=dev
+ARG COMMIT=unknown
+LABEL org.opencontainers.image.source="https://github.com/tfgen/tfgen" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${COMMIT}"
+COPY --from=build --chmod=0555 --chown=65532:65532 /out/tfsupervisor /tfsupervisor
+USER 65532:65532
+ENTRYPOINT ["/tfsupervisor", "install", "/tfgen/bin"]
