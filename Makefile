@@ -50,7 +50,7 @@ image: ## Build the tfsupervisor image (linux/amd64+arm64 OCI layout in _output/
 		--version '$(VERSION)' --revision '$(COMMIT)' $(foreach p,$(IMAGE_PLATFORMS),--binary $(p)=$(CURDIR)/_output/bin/$(subst /,_,$(p))/tfsupervisor)
 
 image-test: build image ## Check the built image (hack/image) and that it agrees with the Dockerfile.
-	cd hack/image && $(GO) vet ./... && TFGEN_IMAGE_LAYOUT=$(IMAGE_DIR) TFGEN_IMAGE_VERSION='$(VERSION)' TFGEN_BIN=$(BIN)/tfgen $(GO) test -count=1 ./...
+	cd hack/image && $(GO) vet ./... && TFGEN_IMAGE_LAYOUT=$(IMAGE_DIR) TFGEN_IMAGE_VERSION='$(VERSION)' TFGEN_IMAGE_REVISION='$(COMMIT)' TFGEN_BIN=$(BIN) $(GO) test -count=1 ./...
 
 release: ## dist/: tfgen and tfsupervisor for linux/darwin amd64/arm64, SHA256SUMS, the image.
 	rm -rf dist && mkdir -p dist
