@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 // job is a job's objects in a fresh namespace: the record ConfigMap, and
 // a StatefulSet and pods per replica type of roles ("chief:1:2222,...").
 type job struct {
-	t     *testing.T
+	t     testing.TB
 	cp    *controlplane.ControlPlane
 	cs    kubernetes.Interface
 	ns    string
@@ -54,7 +54,7 @@ type job struct {
 	roles string
 }
 
-func newJob(t *testing.T, roles string, replicas map[string]int32) *job {
+func newJob(t testing.TB, roles string, replicas map[string]int32) *job {
 	t.Helper()
 	cp := controlplane.Shared(t)
 	cs := cp.Client()
@@ -213,7 +213,7 @@ func (b *lockedBuffer) String() string {
 }
 
 // waitLine reads lines until one contains s.
-func (b *lockedBuffer) waitLine(t *testing.T, s string) {
+func (b *lockedBuffer) waitLine(t testing.TB, s string) {
 	t.Helper()
 	timeout := time.After(time.Minute)
 	for {

@@ -1,0 +1,96 @@
+package supervisor
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkChiefExitToTeardown measures, on the loopback API server, the
+// time from the chief's training process exiting to the job's other
+// StatefulSets being at 0 replicas, and the supervisor's resident memory
+// while it supervises with an API client.
+func BenchmarkChiefExitToTeardown(b *testing.B) {
+	var total time.Duration
+	var rss float64
+	n := 0
+	for b.Loop() {
+		d, r := chiefExit(b)
+		total += d
+		rss = max(rss, r)
+		n++
+	}
+	b.ReportMetric(float64(total)/float64(n)/1e6, "ms-teardown")
+	b.ReportMetric(rss, "MB-rss-api")
+}
+
+func chiefExit(b *testing.B) (time.Duration, float64) {
+	j := newJob(b, "chief:1:2222,ps:2:2222,worker:2:2222", map[string]int32{"chief": 1, "ps": 2, "worker": 2})
+	j.pod("j-chief-0")
+	dir := b.TempDir()
+	ready, release := filepath.Join(dir, "ready"), filepath.Join(dir, "release")
+	for _, p := range []string{ready, release} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cmd := j.supervisor("j-chief-0", j.cp.Kubeconfig(), "run", "--", "sh", "-c", `echo ready > "$READY"; read x < "$RELEASE"`)
+	cmd.Env = append(cmd.Env, "READY="+ready, "RELEASE="+release)
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer cmd.Wait()
+	f, err := os.Open(ready)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bufio.NewReader(f).ReadString('\n')
+	f.Close()
+	rss := vmRSS(cmd.Process.Pid)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w, err := j.cs.AppsV1().StatefulSets(j.ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+	rel, err := os.OpenFile(release, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	fmt.Fprintln(rel, "go")
+	rel.Close()
+	zero := map[string]bool{}
+	for ev := range w.ResultChan() {
+		if s, ok := ev.Object.(*appsv1.StatefulSet); ok && s.Spec.Replicas != nil && *s.Spec.Replicas == 0 {
+			zero[s.Name] = true
+		}
+		if zero["j-ps"] && zero["j-worker"] {
+			return time.Since(start), rss
+		}
+	}
+	b.Fatal("the StatefulSets did not reach 0 replicas")
+	return 0, 0
+}
+
+func vmRSS(pid int) float64 {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
