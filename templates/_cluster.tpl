@@ -6,7 +6,10 @@ with the pod index and namespace left to the kubelet's $(VAR) expansion. A
 Go test compares the two for several layouts.
 */}}
 
-{{/* tfjob.clusterEnv: (dict "root" $ "type" TYPE "mx" BOOL) the cluster env of one replica type as a JSON list. */}}
+{{/*
+tfjob.clusterEnv: (dict "root" $ "type" TYPE "mx" BOOL) the cluster env of one
+replica type as JSON array members, each with a leading comma.
+*/}}
 {{- define "tfjob.clusterEnv" -}}
 {{- $v := .root.Values }}
 {{- $tfgen := get $v "tfgen" | default dict }}
@@ -16,35 +19,29 @@ Go test compares the two for several layouts.
 {{- $total := 0 }}
 {{- range $type := keys $specs | sortAlpha }}
 {{- $s := get $specs $type }}
-{{- $n := include "tfjob.int" (list $s "replicas" 1) | atoi }}
+{{- $n := 1 }}{{ if hasKey $s "replicas" }}{{ $n = int $s.replicas }}{{ end }}
+{{- $p := $port }}{{ if hasKey $s "port" }}{{ $p = int $s.port }}{{ end }}
 {{- $total = add $total $n }}
-{{- $roles = append $roles (dict "type" (lower $type) "n" $n "port" (include "tfjob.int" (list $s "port" $port) | atoi) "label" (get $s "label" | default "")) }}
+{{- $roles = append $roles (dict "type" (lower $type) "n" $n "port" $p "label" (get $s "label")) }}
 {{- end }}
 {{- $svc := ".$(POD_NAMESPACE).svc" }}
 {{- with get $tfgen "clusterDomain" }}{{ $svc = printf "%s.%s" $svc . }}{{ end }}
 {{- $ctx := dict "job" .root.Release.Name "t" (lower .type) "roles" $roles "svc" $svc "tfgen" $tfgen "sparse" (get $v "enableDynamicWorker") }}
-{{- $env := list }}
 {{- if .mx }}
-{{- $env = append $env (dict "name" "MX_CONFIG" "value" (include "tfjob.mxConfig" $ctx)) }}
+{{- dict "name" "MX_CONFIG" "value" (include "tfjob.mxConfig" $ctx) | toJson | printf ",%s" }}
 {{- range $roles }}{{ if eq .type "scheduler" }}
-{{- $count := dict "server" "0" "worker" "0" }}
-{{- range $roles }}{{ $_ := set $count .type (toString .n) }}{{ end }}
-{{- $env = append $env (dict "name" "DMLC_PS_ROOT_URI" "value" (printf "%s-scheduler-0.%s-scheduler%s" $ctx.job $ctx.job $svc)) }}
-{{- $env = append $env (dict "name" "DMLC_PS_ROOT_PORT" "value" (toString .port)) }}
-{{- $env = append $env (dict "name" "DMLC_NUM_SERVER" "value" $count.server) }}
-{{- $env = append $env (dict "name" "DMLC_NUM_WORKER" "value" $count.worker) }}
-{{- $env = append $env (dict "name" "DMLC_ROLE" "value" $ctx.t) }}
-{{- $env = append $env (dict "name" "DMLC_USE_KUBERNETES" "value" "1") }}
-{{- if eq $ctx.t "worker" }}{{ $env = append $env (dict "name" "DMLC_WORKER_ID" "value" "$(TFGEN_POD_INDEX)") }}{{ end }}
+{{- $count := dict "server" 0 "worker" 0 }}
+{{- range $roles }}{{ $_ := set $count .type .n }}{{ end -}}
+,{"name":"DMLC_PS_ROOT_URI","value":"{{ $ctx.job }}-scheduler-0.{{ $ctx.job }}-scheduler{{ $svc }}"},{"name":"DMLC_PS_ROOT_PORT","value":"{{ .port }}"},{"name":"DMLC_NUM_SERVER","value":"{{ $count.server }}"},{"name":"DMLC_NUM_WORKER","value":"{{ $count.worker }}"},{"name":"DMLC_ROLE","value":"{{ $ctx.t }}"},{"name":"DMLC_USE_KUBERNETES","value":"1"}
+{{- if eq $ctx.t "worker" }},{"name":"DMLC_WORKER_ID","value":"$(TFGEN_POD_INDEX)"}{{ end }}
 {{- end }}{{ end }}
 {{- else if gt $total 1 }}
 {{- $cfg := include "tfjob.tfConfig" $ctx }}
 {{- if gt (len $cfg) 131000 }}
 {{- fail (printf "TF_CONFIG for replica type %s of job %s is %d bytes, over the kernel's limit for one environment variable; set enableDynamicWorker: true so each worker gets the sparse form (itself and the parameter servers only), or give the container a command so tfsupervisor sets TF_CONFIG" .type $ctx.job (len $cfg)) }}
 {{- end }}
-{{- $env = append $env (dict "name" "TF_CONFIG" "value" $cfg) }}
+{{- dict "name" "TF_CONFIG" "value" $cfg | toJson | printf ",%s" }}
 {{- end }}
-{{- toJson $env }}
 {{- end }}
 
 {{/* tfjob.tfConfig: TF_CONFIG of pkg/cluster, dense or sparse (enableDynamicWorker). */}}

@@ -1,9 +1,6 @@
 package manifest
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -47,20 +44,21 @@ func parseFast(doc []byte) (Object, bool) {
 	return m, true
 }
 
-func splitLines(doc []byte) ([]fline, bool) {
-	lines := make([]fline, 0, bytes.Count(doc, []byte("\n"))+1)
+func splitLines(data []byte) ([]fline, bool) {
+	doc := string(data)
+	lines := make([]fline, 0, strings.Count(doc, "\n")+1)
 	for len(doc) > 0 {
-		var line []byte
-		if i := bytes.IndexByte(doc, '\n'); i >= 0 {
+		var line string
+		if i := strings.IndexByte(doc, '\n'); i >= 0 {
 			line, doc = doc[:i], doc[i+1:]
 		} else {
-			line, doc = doc, nil
+			line, doc = doc, ""
 		}
 		n := 0
 		for n < len(line) && line[n] == ' ' {
 			n++
 		}
-		text := strings.TrimRight(string(line[n:]), " ")
+		text := strings.TrimRight(line[n:], " ")
 		if text == "" || text[0] == '#' {
 			continue
 		}
@@ -169,7 +167,11 @@ func splitKey(text string) (key, rest string, ok bool) {
 	var after string
 	if text[0] == '"' {
 		end := jsonStringEnd(text)
-		if end < 0 || strings.Contains(text[:end], `\/`) || json.Unmarshal([]byte(text[:end]), &key) != nil {
+		if end < 0 {
+			return "", "", false
+		}
+		k, ok := parseJSON(text[:end])
+		if key, _ = k.(string); !ok {
 			return "", "", false
 		}
 		after = text[end:]
@@ -270,51 +272,7 @@ func yaml11Special(s string) bool {
 	return false
 }
 
-func jsonValue(s string) (any, bool) {
-	if strings.Contains(s, `\/`) {
-		return nil, false // JSON's "\/" escape is not YAML 1.1's
-	}
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	var v any
-	if d.Decode(&v) != nil {
-		return nil, false
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, false
-	}
-	return normalizeFast(v)
-}
-
-// normalizeFast turns integers into int64; it refuses fractions and
-// exponents (YAML 1.1 reads some of them as strings) and long keys.
-func normalizeFast(v any) (any, bool) {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			n, ok := normalizeFast(e)
-			if !ok || len(k) > maxKey {
-				return nil, false
-			}
-			t[k] = n
-		}
-	case []any:
-		for i, e := range t {
-			n, ok := normalizeFast(e)
-			if !ok {
-				return nil, false
-			}
-			t[i] = n
-		}
-	case json.Number:
-		if !isInt(string(t)) {
-			return nil, false
-		}
-		n, err := t.Int64()
-		return n, err == nil
-	}
-	return v, true
-}
+func jsonValue(s string) (any, bool) { return parseJSON(s) }
 
 // printable reports whether doc is valid UTF-8 made of characters YAML
 // allows (tabs and newlines included, carriage returns not).

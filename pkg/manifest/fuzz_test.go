@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -52,6 +54,32 @@ func FuzzQuote(f *testing.F) {
 		}
 		if diff := cmp.Diff(Object(doc), got); diff != "" {
 			t.Fatalf("round trip of %q (-want +got):\n%s\n%s", s, diff, b)
+		}
+	})
+}
+
+// FuzzJSON checks the fast JSON reader against encoding/json.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,-2,"x\u00e9\n",true,null,{}]}`, `"\ud83d\ude00"`, `[]`, `{"a":1,"a":2}`, `1.5`, `"\/"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseJSON(s)
+		if !ok {
+			return
+		}
+		d := json.NewDecoder(strings.NewReader(s))
+		d.UseNumber()
+		var want any
+		if err := d.Decode(&want); err != nil {
+			t.Fatalf("accepted %q, encoding/json refuses: %v", s, err)
+		}
+		want, err := Normalize(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%q (-encoding/json +fast):\n%s", s, diff)
 		}
 	})
 }

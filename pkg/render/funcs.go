@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
@@ -12,7 +13,7 @@ import (
 )
 
 // maxIncludeDepth stops a template that includes itself forever, as Helm does.
-const maxIncludeDepth = 1000
+const maxIncludeDepth = 10000
 
 // Messages of fail and required are wrapped so that they can be told apart
 // from template bugs and shown alone.
@@ -51,15 +52,21 @@ func funcMap() template.FuncMap {
 	return f
 }
 
-// bind returns include and tpl closed over t, with one recursion counter
-// per render.
-func bind(t *template.Template, depth map[string]int) template.FuncMap {
+// depth counts the includes of each template in progress, across renders,
+// to stop a template that includes itself forever (Helm stops at 1000 per
+// render; concurrent renders share these counters, so the bound is looser).
+type depth map[string]*atomic.Int32
+
+// bind returns include and tpl closed over t.
+func bind(t *template.Template, d depth) template.FuncMap {
 	include := func(name string, data any) (string, error) {
-		if depth[name] >= maxIncludeDepth {
-			return "", fmt.Errorf("template %s includes itself more than %d times", name, maxIncludeDepth)
+		if n := d[name]; n != nil {
+			if n.Add(1) > maxIncludeDepth {
+				n.Add(-1)
+				return "", fmt.Errorf("template %s includes itself more than %d times", name, maxIncludeDepth)
+			}
+			defer n.Add(-1)
 		}
-		depth[name]++
-		defer func() { depth[name]-- }()
 		var b strings.Builder
 		err := t.ExecuteTemplate(&b, name, data)
 		return b.String(), err
@@ -69,7 +76,7 @@ func bind(t *template.Template, depth map[string]int) template.FuncMap {
 		if err != nil {
 			return "", fmt.Errorf("tpl: %w", err)
 		}
-		c.Funcs(bind(c, depth))
+		c.Funcs(bind(c, d))
 		c, err = c.New(t.Name()).Parse(text)
 		if err != nil {
 			return "", fmt.Errorf("tpl: cannot parse %q: %w", text, err)

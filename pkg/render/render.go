@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"text/template"
 
 	"github.com/tfgen/tfgen/pkg/job"
@@ -53,6 +54,11 @@ func New(fsys fs.FS) (*Renderer, error) {
 	if len(r.names) == 0 {
 		return nil, fmt.Errorf("no templates found")
 	}
+	d := depth{}
+	for _, tt := range t.Templates() {
+		d[tt.Name()] = new(atomic.Int32)
+	}
+	t.Funcs(bind(t, d))
 	sort.Strings(r.names)
 	return r, nil
 }
@@ -70,11 +76,7 @@ func (r *Renderer) Render(j *job.Job, s job.Settings) (objs []manifest.Object, e
 // RenderValues renders release name in namespace with chart values vals,
 // as `helm template name -n namespace -f values` would.
 func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (objs []manifest.Object, err error) {
-	t, err := r.tmpl.Clone()
-	if err != nil {
-		return nil, err
-	}
-	t.Funcs(bind(t, map[string]int{}))
+	t := r.tmpl
 	release := map[string]any{
 		"Name": name, "Namespace": namespace, "Service": "tfgen",
 		"IsInstall": true, "IsUpgrade": false, "Revision": 1,

@@ -40,37 +40,20 @@ func Marshal(j *job.Job, s job.Settings) ([]byte, error) {
 	return b, nil
 }
 
-// DefaultContainer returns the name Kubeflow gives the training container.
-func DefaultContainer(f job.Framework) string {
-	if f == job.MXNet {
-		return "mxnet"
-	}
-	return "tensorflow"
-}
-
-// DefaultPort returns the framework's default port.
-func DefaultPort(f job.Framework) int32 {
-	if f == job.MXNet {
-		return cluster.DefaultMXPort
-	}
-	return cluster.DefaultTFPort
-}
-
 // Port returns the port of replica spec s, the framework default when unset.
 func Port(f job.Framework, s *job.ReplicaSpec) int32 {
 	if s != nil && s.Port != nil {
 		return *s.Port
 	}
-	return DefaultPort(f)
+	return f.DefaultPort()
 }
 
 // TrainingContainer returns the index of the training container in pod
 // spec ps: the container named tensorflow (mxnet), else the first; -1 when
 // there are no containers. The templates choose the same way.
 func TrainingContainer(f job.Framework, ps *corev1.PodSpec) int {
-	name := DefaultContainer(f)
 	for i, c := range ps.Containers {
-		if c.Name == name {
+		if c.Name == f.ContainerName() {
 			return i
 		}
 	}

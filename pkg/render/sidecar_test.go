@@ -1,0 +1,147 @@
+package render
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfgen/tfgen/pkg/cluster"
+	"github.com/tfgen/tfgen/pkg/job"
+	"github.com/tfgen/tfgen/pkg/manifest"
+	"github.com/tfgen/tfgen/pkg/values"
+)
+
+// sidecar drops every training container's command.
+func sidecar(j *job.Job) *job.Job {
+	for _, s := range j.Replicas() {
+		s.Template.Spec.Containers[0].Command = nil
+	}
+	return j
+}
+
+func mxnet() *job.Job {
+	return &job.Job{Name: "mx", MXReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{
+		job.Scheduler: replica(1, job.RestartNever, container("mxnet", "python", "train.py")),
+		job.Server:    replica(2, job.RestartOnFailure, container("mxnet", "python", "train.py")),
+		job.Worker:    replica(3, job.RestartExitCode, container("mxnet", "python", "train.py")),
+	}}
+}
+
+// TestSidecarEnvMatchesCluster renders sidecar mode and checks that the env
+// the kubelet expands equals what pkg/cluster (and so tfsupervisor) computes.
+func TestSidecarEnvMatchesCluster(t *testing.T) {
+	r := newRenderer(t)
+	tests := []struct {
+		name string
+		job  func() *job.Job
+		set  func(*job.Settings)
+	}{
+		{name: "dense", job: mnist},
+		{name: "dense with evaluator", job: func() *job.Job {
+			j := mnist()
+			j.TFReplicaSpecs[job.Evaluator] = replica(1, job.RestartNever, container("tensorflow"))
+			return j
+		}},
+		{name: "evaluator excluded, cluster domain", job: func() *job.Job {
+			j := mnist()
+			j.TFReplicaSpecs[job.Evaluator] = replica(1, job.RestartNever, container("tensorflow"))
+			return j
+		}, set: func(s *job.Settings) { s.ExcludeEvaluator, s.ClusterDomain = true, "cluster.local" }},
+		{name: "sparse", job: func() *job.Job { j := mnist(); j.EnableDynamicWorker = true; return j }},
+		{name: "sparse without ps", job: func() *job.Job {
+			j := mnist()
+			j.EnableDynamicWorker = true
+			delete(j.TFReplicaSpecs, job.PS)
+			return j
+		}},
+		{name: "custom ports", job: func() *job.Job {
+			j := mnist()
+			j.TFReplicaSpecs[job.PS].Port = ptr(int32(3000))
+			return j
+		}},
+		{name: "single replica", job: func() *job.Job {
+			return &job.Job{Name: "one", TFReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{job.Worker: replica(1, job.RestartNever, container("tensorflow"))}}
+		}},
+		{name: "mxnet", job: mxnet},
+		{name: "mxnet with tuner labels", job: func() *job.Job {
+			j := mxnet()
+			j.MXReplicaSpecs[job.Tuner] = replica(1, job.RestartNever, container("mxnet"))
+			j.MXReplicaSpecs[job.Tuner].Label = "cpu"
+			return j
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := sidecar(tt.job())
+			s := settings()
+			if tt.set != nil {
+				tt.set(&s)
+			}
+			objs, err := r.Render(j, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			layout := values.Layout(j, s)
+			for _, typ := range j.ReplicaTypes() {
+				env := clusterEnv(t, statefulSet(t, objs, j.Name+"-"+typ.Lower()))
+				for i := int32(0); i < j.Replicas()[typ].Count(); i++ {
+					want, err := layout.Env(typ.Lower(), i, "team-a")
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := expand(env, i, "team-a")
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("%s-%d env (-pkg/cluster +template):\n%s", typ.Lower(), i, diff)
+					}
+				}
+			}
+		})
+	}
+}
+
+func statefulSet(t *testing.T, objs []manifest.Object, name string) manifest.Object {
+	t.Helper()
+	for _, o := range objs {
+		if o.Kind() == "StatefulSet" && o.Name() == name {
+			return o
+		}
+	}
+	t.Fatalf("no StatefulSet %s", name)
+	return nil
+}
+
+// podSpec returns the pod spec of a StatefulSet or Deployment.
+func podSpec(o manifest.Object) map[string]any {
+	spec := o["spec"].(map[string]any)
+	return spec["template"].(map[string]any)["spec"].(map[string]any)
+}
+
+// clusterEnv returns the training container's env entries after TFGEN_POD_INDEX.
+func clusterEnv(t *testing.T, sts manifest.Object) []map[string]any {
+	t.Helper()
+	c := podSpec(sts)["containers"].([]any)[0].(map[string]any)
+	var out []map[string]any
+	seen := false
+	for _, e := range c["env"].([]any) {
+		m := e.(map[string]any)
+		if seen {
+			out = append(out, m)
+		}
+		seen = seen || m["name"] == "TFGEN_POD_INDEX"
+	}
+	if !seen {
+		t.Fatalf("no TFGEN_POD_INDEX in %v", c["env"])
+	}
+	return out
+}
+
+func expand(env []map[string]any, index int32, ns string) []cluster.EnvVar {
+	r := strings.NewReplacer("$(TFGEN_POD_INDEX)", strconv.Itoa(int(index)), "$(POD_NAMESPACE)", ns)
+	var out []cluster.EnvVar
+	for _, e := range env {
+		out = append(out, cluster.EnvVar{Name: e["name"].(string), Value: r.Replace(e["value"].(string))})
+	}
+	return out
+}
