@@ -115,9 +115,9 @@ user's fields with toJson, tfgen's as literals.
 {{- end }}
 
 {{- if $sidecar -}}
-,{"command":["tfsupervisor","watch",{{ $flags }},"--container",{{ toJson $tc.name }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor",{{ $own }}}
+,{"command":["/tfsupervisor","watch",{{ $flags }},"--container",{{ toJson $tc.name }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor",{{ $own }}}
 {{- end -}}
-],"initContainers":[{"command":["tfsupervisor","install","/tfgen/bin"],"image":{{ $ctx.image }},"name":"tfgen-install",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/bin","name":"tfgen-bin"}]}
+],"initContainers":[{"command":["/tfsupervisor","install","/tfgen/bin"],"image":{{ $ctx.image }},"name":"tfgen-install",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/bin","name":"tfgen-bin"}]}
 {{- with get $ps "initContainers" }},{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end -}}
 ],"volumes":[{{ with $userVols }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }},{{ end }}{{ $gpuVols }}{"emptyDir":{"sizeLimit":"64Mi"},"name":"tfgen-bin"}],"restartPolicy":"Always"
 {{- if not (pick $ps "serviceAccountName" "serviceAccount") }},"serviceAccountName":"{{ $job.name }}-tfjob"{{ end }}

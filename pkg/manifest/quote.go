@@ -51,8 +51,8 @@ func plainSafe(s string) bool {
 }
 
 // numberLike reports strings that start like a number and hold only
-// characters YAML number and timestamp forms use; quantities such as
-// "500m" or "2Gi" stay plain.
+// characters YAML 1.1 and 1.2 integers, floats and timestamps are made of;
+// "500m", "2Gi", "30s" and "00-configmap-j.yaml" stay plain.
 func numberLike(s string) bool {
 	c := s[0]
 	if c == '-' {
@@ -64,38 +64,12 @@ func numberLike(s string) bool {
 	if (c < '0' || c > '9') && c != '.' {
 		return false
 	}
-	if quantity(s) {
-		return false
-	}
-	return true
-}
-
-// quantity matches a decimal with a Kubernetes quantity suffix other than
-// an exponent, or a duration in seconds, milliseconds or hours: 500m,
-// 2Gi, 1.5G, 30s.
-func quantity(s string) bool {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 || s[0] == '0' && i > 1 {
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		j := i + 1
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
-		if j == i+1 {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte("0123456789abcdefABCDEFxXoO_.:+-tTzZ ", s[i]) < 0 {
 			return false
 		}
-		i = j
 	}
-	switch s[i:] {
-	case "n", "u", "m", "k", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "s", "ms", "h":
-		return true
-	}
-	return false
+	return true
 }
 
 // singleOK allows single quotes for one-line strings that hold a double

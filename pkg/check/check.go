@@ -1,0 +1,81 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/tfgen/tfgen/pkg/manifest"
+)
+
+// types maps every kind tfgen renders to a constructor of its Go type.
+var types = map[schema.GroupVersionKind]func() any{
+	{Version: "v1", Kind: "ConfigMap"}:                                       func() any { return &corev1.ConfigMap{} },
+	{Version: "v1", Kind: "Service"}:                                         func() any { return &corev1.Service{} },
+	{Version: "v1", Kind: "ServiceAccount"}:                                  func() any { return &corev1.ServiceAccount{} },
+	{Group: "apps", Version: "v1", Kind: "StatefulSet"}:                      func() any { return &appsv1.StatefulSet{} },
+	{Group: "apps", Version: "v1", Kind: "Deployment"}:                       func() any { return &appsv1.Deployment{} },
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"}:        func() any { return &rbacv1.Role{} },
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"}: func() any { return &rbacv1.RoleBinding{} },
+	VolcanoPodGroup:          func() any { return &VolcanoGroup{} },
+	SchedulerPluginsPodGroup: func() any { return &CoschedulingGroup{} },
+}
+
+// Object decodes o strictly into its Go type and checks its name and labels.
+func Object(o manifest.Object) error {
+	gvk := o.GroupVersionKind()
+	newType, ok := types[gvk]
+	if !ok {
+		return fmt.Errorf("%s: tfgen renders no %s", o, gvk)
+	}
+	obj := newType()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o, obj, true); err != nil {
+		return fmt.Errorf("%s: %w", o, err)
+	}
+	var errs []string
+	if o.Name() == "" {
+		errs = append(errs, "metadata.name is empty")
+	}
+	for _, m := range validation.IsDNS1123Subdomain(o.Name()) {
+		errs = append(errs, "metadata.name: "+m)
+	}
+	errs = append(errs, labelErrors(o)...)
+	if len(errs) > 0 {
+		return fmt.Errorf("%s: %s", o, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Objects checks every object and returns all problems at once.
+func Objects(objs []manifest.Object) error {
+	var errs []error
+	for _, o := range objs {
+		if err := Object(o); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func labelErrors(o manifest.Object) []string {
+	meta, _ := o["metadata"].(map[string]any)
+	labels, _ := meta["labels"].(map[string]any)
+	var errs []string
+	for k, v := range labels {
+		for _, m := range validation.IsQualifiedName(k) {
+			errs = append(errs, fmt.Sprintf("metadata.labels[%s]: %s", k, m))
+		}
+		s, _ := v.(string)
+		for _, m := range validation.IsValidLabelValue(s) {
+			errs = append(errs, fmt.Sprintf("metadata.labels[%s]: %q: %s", k, s, m))
+		}
+	}
+	return errs
+}
