@@ -113,6 +113,9 @@ func decodeSafely(d convert.Dialect, c *convert.Context) (j *job.Job) {
 func unsupported(apiVersion, kind string) *field.Error {
 	versions := families[strings.ToLower(kind)]
 	path := field.NewPath("apiVersion")
+	if apiVersion == "" {
+		return field.Required(path, "tfgen reads "+kind+" from "+strings.Join(versions, ", "))
+	}
 	if groups[group(apiVersion)] {
 		return field.NotSupported(path, apiVersion, versions)
 	}

@@ -29,6 +29,10 @@ func TestDecodeErrors(t *testing.T) {
 		yaml: "apiVersion: example.com/v1\nkind: TFJob\nmetadata: {name: j}\n",
 		want: `job.yaml: TFJob j: apiVersion: Unsupported value: "example.com/v1": TFJob from another project is not supported; tfgen reads TFJob from kubeflow.org/v1, kubeflow.org/v1alpha1, kubeflow.org/v1alpha2, kubeflow.org/v1beta1, kubeflow.org/v1beta2, mlkube.io/v1beta1, tensorflow.org/v1alpha1, training.kubedl.io/v1alpha1`,
 	}, {
+		name: "no apiVersion",
+		yaml: "kind: TensorFlowTrainingJob\nmetadata: {name: t}\n",
+		want: `job.yaml: TensorFlowTrainingJob t: apiVersion: Required value: tfgen reads TensorFlowTrainingJob from batch.tensorstack.dev/v1beta1`,
+	}, {
 		name: "MXJob in an unsupported version",
 		yaml: "apiVersion: kubeflow.org/v1beta2\nkind: MxJob\nmetadata: {name: m}\n",
 		want: `job.yaml: MxJob m: apiVersion: Unsupported value: "kubeflow.org/v1beta2": supported values: "fioravanzo.org/v1alpha1", "kubeflow.org/v1", "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2", "kubeflow.org/v1beta1", "mlkube.io/v1beta1", "mxnet.mlkube.io/v1beta1"`,

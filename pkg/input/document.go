@@ -23,6 +23,15 @@ type Document struct {
 	Line int
 	// Raw is the document's text as written.
 	Raw []byte
+
+	// parsed caches what Split learnt parsing the document, so that JSON
+	// and DuplicateKeys do not parse it again; nil in documents built by hand.
+	parsed *parsed
+}
+
+type parsed struct {
+	json []byte
+	dups error
 }
 
 // Name returns the file as it appears in messages: "<stdin>" for standard input.

@@ -25,14 +25,15 @@ func Split(file string, data []byte) ([]Document, error) {
 	var errs []error
 	for _, c := range chunks(data) {
 		d := Document{File: file, Index: len(docs), Line: c.line, Raw: c.text}
-		j, err := d.JSON()
+		p, err := d.parse()
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if isNull(j) {
+		if isNull(p.json) {
 			continue
 		}
+		d.parsed = p
 		docs = append(docs, d)
 	}
 	return docs, errors.Join(errs...)
@@ -125,7 +126,7 @@ func splitJSON(file string, data []byte) ([]Document, error) {
 		if isNull(raw) {
 			continue
 		}
-		docs = append(docs, Document{File: file, Index: len(docs), Line: lineAt(data, start), Raw: raw})
+		docs = append(docs, Document{File: file, Index: len(docs), Line: lineAt(data, start), Raw: raw, parsed: &parsed{json: raw}})
 	}
 }
 

@@ -34,28 +34,41 @@ func (e *SyntaxError) Error() string {
 // the YAML converted as Kubernetes does (sigs.k8s.io/yaml). A malformed
 // document gives a *SyntaxError.
 func (d Document) JSON() ([]byte, error) {
-	if t := bytes.TrimSpace(d.Raw); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
-		return t, nil
-	}
-	j, err := yaml.YAMLToJSON(d.Raw)
+	p, err := d.parse()
 	if err != nil {
-		return nil, d.yamlError(err)
+		return nil, err
 	}
-	return j, nil
+	return p.json, nil
 }
 
 // DuplicateKeys returns a *SyntaxError naming the first mapping key that a
 // YAML document defines twice (JSON() keeps the last), or nil.
 func (d Document) DuplicateKeys() error {
-	if t := bytes.TrimSpace(d.Raw); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+	p, err := d.parse()
+	if err != nil {
 		return nil
 	}
-	if _, err := yaml.YAMLToJSONStrict(d.Raw); err != nil {
-		if _, lax := yaml.YAMLToJSON(d.Raw); lax == nil {
-			return d.yamlError(err)
-		}
+	return p.dups
+}
+
+// parse converts the document once: strictly, and only when that fails
+// again laxly, to tell duplicate keys from malformed YAML.
+func (d Document) parse() (*parsed, error) {
+	if d.parsed != nil {
+		return d.parsed, nil
 	}
-	return nil
+	if t := bytes.TrimSpace(d.Raw); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+		return &parsed{json: t}, nil
+	}
+	j, strictErr := yaml.YAMLToJSONStrict(d.Raw)
+	if strictErr == nil {
+		return &parsed{json: j}, nil
+	}
+	j, err := yaml.YAMLToJSON(d.Raw)
+	if err != nil {
+		return nil, d.yamlError(err)
+	}
+	return &parsed{json: j, dups: d.yamlError(strictErr)}, nil
 }
 
 var (
