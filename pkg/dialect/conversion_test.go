@@ -212,3 +212,33 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// TestListShapePorts: tfPort wins, else the tensorflow container's
+// tfjob-port, else 2222; a PS the operator generated (IsDefaultPS, as
+// `kubectl get -o yaml` printed it) is generated again.
+func TestListShapePorts(t *testing.T) {
+	j := decodeOne(t, "tf", `apiVersion: tensorflow.org/v1alpha1
+kind: TfJob
+metadata: {name: j}
+spec:
+  replicaSpecs:
+    - tfPort: 3000
+      template: {spec: {containers: [{name: tensorflow, image: tf, ports: [{name: tfjob-port, containerPort: 4000}]}]}}
+    - tfReplicaType: WORKER
+      template: {spec: {containers: [{name: tensorflow, image: tf, ports: [{name: tfjob-port, containerPort: 4000}]}]}}
+    - tfReplicaType: PS
+      IsDefaultPS: true
+      template: {spec: {containers: [{name: tensorflow, image: tensorflow/tensorflow:1.3.0, volumeMounts: [{name: ps-config-volume, mountPath: /ps-server}]}]}}
+`)
+	got := map[job.ReplicaType]int32{}
+	for ty, s := range j.TFReplicaSpecs {
+		got[ty] = *s.Port
+	}
+	if diff := cmp.Diff(map[job.ReplicaType]int32{job.Master: 3000, job.Worker: 4000, job.PS: 2222}, got); diff != "" {
+		t.Errorf("ports (-want +got):\n%s", diff)
+	}
+	ps := j.TFReplicaSpecs[job.PS].Template.Spec.Containers
+	if len(ps) != 1 || len(ps[0].Command) == 0 || len(ps[0].VolumeMounts) != 0 {
+		t.Errorf("PS containers: %+v", ps)
+	}
+}

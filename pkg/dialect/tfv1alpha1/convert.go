@@ -110,14 +110,11 @@ func replica(c *convert.Context, r *convert.Replicas, rs *TfReplicaSpec, path *f
 		convert.Spelling[int32]{Path: path.Child("tf_port"), Value: rs.TFPortSnake})
 	s := &job.ReplicaSpec{Replicas: rs.Replicas, Port: port}
 	switch {
-	case rs.Template != nil:
+	case rs.Template != nil && (t != job.PS || rs.IsDefaultPS == nil || !*rs.IsDefaultPS):
 		s.Template = *rs.Template
 	case t != job.PS:
 		c.Error(field.Required(path.Child("template"), "a pod template with a container named tensorflow"))
 		return
-	}
-	if t == job.PS && job.TrainingContainer(&s.Template.Spec, job.TensorFlow) == nil {
-		s.Template.Spec.Containers = append(s.Template.Spec.Containers, DefaultPSContainer(image, *port))
 	}
 	s.RestartPolicy = job.RestartPolicy(s.Template.Spec.RestartPolicy)
 	switch {
@@ -133,5 +130,12 @@ func replica(c *convert.Context, r *convert.Replicas, rs *TfReplicaSpec, path *f
 	}
 	if portPath != nil {
 		r.SetReplicaField(t, "port", portPath)
+	}
+	r.SetPort(t, s, path.Child("template"))
+	if t == job.PS && job.TrainingContainer(&s.Template.Spec, job.TensorFlow) == nil {
+		if s.Port == nil {
+			s.Port = convert.Ptr(job.DefaultTFPort)
+		}
+		s.Template.Spec.Containers = append(s.Template.Spec.Containers, DefaultPSContainer(image, *s.Port))
 	}
 }

@@ -8,10 +8,11 @@ const DefaultTFImage = "tensorflow/tensorflow:1.3.0"
 
 // SetDefaultsTfJob applies the operator's defaults: tfImage; for each
 // replica spec tfReplicaType MASTER (a spec with only a template is the
-// master), one replica and tfPort 2222. Restart policies default when
-// converting: the pod template's restartPolicy, else ExitCode for the
-// master (its exit code decides: 1-127 permanent, 128-255 retryable) and
-// OnFailure for workers and parameter servers ("automatically restarted").
+// master) and one replica. The rest defaults when converting: the port is
+// the tensorflow container's tfjob-port, else 2222; the restart policy is
+// the pod template's restartPolicy, else ExitCode for the master (its exit
+// code decides: 1-127 permanent, 128-255 retryable) and OnFailure for
+// workers and parameter servers ("automatically restarted").
 func SetDefaultsTfJob(s *TfJobSpec) {
 	if s.TFImage == nil && s.TFImageSnake == nil {
 		s.TFImage = convert.Ptr(DefaultTFImage)
@@ -26,9 +27,6 @@ func SetDefaultsTfJob(s *TfJobSpec) {
 			}
 			if r.Replicas == nil {
 				r.Replicas = convert.Ptr(int32(1))
-			}
-			if r.TFPort == nil && r.TFPortSnake == nil {
-				r.TFPort = convert.Ptr(int32(2222))
 			}
 		}
 	}

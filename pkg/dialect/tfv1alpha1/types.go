@@ -46,7 +46,8 @@ type TfReplicaSpec struct {
 	TFReplicaType *string `json:"tfReplicaType,omitempty"`
 	// tf_replica_type is the snake_case spelling of tfReplicaType.
 	TFReplicaTypeSnake *string `json:"tf_replica_type,omitempty"`
-	// IsDefaultPS was written by the operator; ignored.
+	// IsDefaultPS was written by the operator (kubectl get -o yaml): true
+	// means it generated the PS template, which is generated again.
 	IsDefaultPS *bool `json:"IsDefaultPS,omitempty"`
 }
 
