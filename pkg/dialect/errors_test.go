@@ -133,8 +133,10 @@ spec:
   replicaSpecs:
     - type: Master
       template: {spec: {containers: [{name: tensorflow, image: tf}]}}
+    - template: {spec: {containers: [{name: tensorflow, image: tf}]}}
 `,
 		want: `job.yaml: TensorFlowTrainingJob t: spec.replicaSpecs[0].type: Unsupported value: "Master": supported values: "chief", "evaluator", "ps", "worker"
+job.yaml: TensorFlowTrainingJob t: spec.replicaSpecs[1].type: Required value: one of chief, evaluator, ps, worker
 job.yaml: TensorFlowTrainingJob t: spec.runPolicy.cleanUpPolicy: Unsupported value: "Running": supported values: "All", "None", "Unfinished"
 job.yaml: TensorFlowTrainingJob t: spec.tensorboardSpec.trainingLogFilesets[0]: Invalid value: "s3://bucket/logs": tfgen reads filesets of the form t9k://pvc/NAME/PATH (a PersistentVolumeClaim and a directory in it)
 job.yaml: TensorFlowTrainingJob t: spec.tensorboardSpec.trainingLogFilesets[1]: Invalid value: "t9k://pvc/Bad_Name/x": claim name "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')

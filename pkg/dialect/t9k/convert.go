@@ -81,6 +81,10 @@ func decode(c *convert.Context) *job.Job {
 
 // replicaType converts a T9k type spelling, reporting an unknown one.
 func replicaType(c *convert.Context, s string, path *field.Path) (job.ReplicaType, bool) {
+	if s == "" {
+		c.Error(field.Required(path, "one of chief, evaluator, ps, worker"))
+		return "", false
+	}
 	t, ok := types[strings.ToLower(s)]
 	if !ok {
 		c.Error(field.NotSupported(path, s, typeNames))
