@@ -38,7 +38,7 @@ replica type as JSON array members, each with a leading comma.
 {{- else if gt $total 1 }}
 {{- $cfg := include "tfjob.tfConfig" $ctx }}
 {{- if gt (len $cfg) 131000 }}
-{{- fail (printf "TF_CONFIG for replica type %s of job %s is %d bytes, over the kernel's limit for one environment variable; set enableDynamicWorker: true so each worker gets the sparse form (itself and the parameter servers only), or give the container a command so tfsupervisor sets TF_CONFIG" .type $ctx.job (len $cfg)) }}
+{{- fail (printf "replica type %s: its TF_CONFIG would be %d bytes, over the kernel's limit for one environment variable; set enableDynamicWorker: true so each worker gets the sparse form (itself and the parameter servers only), or give the container a command so that tfsupervisor computes TF_CONFIG at run time" .type (len $cfg)) }}
 {{- end }}
 {{- dict "name" "TF_CONFIG" "value" $cfg | toJson | printf ",%s" }}
 {{- end }}

@@ -19,7 +19,7 @@ user's fields with toJson, tfgen's as literals.
 {{- $meta := $tpl.metadata | default dict }}
 {{- $ps := $tpl.spec }}
 {{- $containers := $ps.containers }}
-{{- if not $containers }}{{ fail (printf "job %s, replica type %s: the pod template has no containers" $job.name $type) }}{{ end }}
+{{- if not $containers }}{{ fail (printf "replica type %s: the pod template has no containers" $type) }}{{ end }}
 
 {{- /* The training container is the one named tensorflow (mxnet), else the first. */}}
 {{- $ti := 0 }}
@@ -27,7 +27,7 @@ user's fields with toJson, tfgen's as literals.
 {{- $tc := index $containers $ti }}
 {{- $sidecar := not (get $tc "command") }}
 {{- if and $sidecar (semverCompare "<1.35-0" $ctx.kubeVersion) }}
-{{- fail (printf "job %s, replica type %s: container %q has no command, so it runs in sidecar mode, which needs container restart rules (Kubernetes 1.35 or later); kubeVersion is %s. Give the container a command, map its image with --image-entrypoints, or target a newer Kubernetes (--kube-version)" $job.name $type $tc.name $ctx.kubeVersion) }}
+{{- fail (printf "replica type %s: container %q has no command, so it would run in sidecar mode, which needs container restart rules (Kubernetes 1.35 or later), but the target is Kubernetes %s; give the container a command, map its image with --image-entrypoints, or target a newer Kubernetes (--kube-version)" $type $tc.name $ctx.kubeVersion) }}
 {{- end }}
 
 {{- /* tfsupervisor flags (docs/contract.md): the job's, then this replica type's. */}}

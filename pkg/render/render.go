@@ -74,7 +74,9 @@ func (r *Renderer) Render(j *job.Job, s job.Settings) (objs []manifest.Object, e
 }
 
 // RenderValues renders release name in namespace with chart values vals,
-// as `helm template name -n namespace -f values` would.
+// as `helm template name -n namespace -f values` would. The message of a
+// template's fail or required is returned as it is; other errors keep
+// text/template's "template: FILE:LINE:COL: ..." location.
 func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (objs []manifest.Object, err error) {
 	t := r.tmpl
 	release := map[string]any{
@@ -90,12 +92,12 @@ func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (ob
 			"Template": map[string]any{"Name": n, "BasePath": path.Dir(n)},
 		}
 		if err := execute(t, n, &buf, data); err != nil {
-			return nil, fmt.Errorf("render job %s: %w", name, err)
+			return nil, err
 		}
 		for i, doc := range manifest.SplitDocuments(buf.Bytes()) {
 			o, err := manifest.Parse(doc)
 			if err != nil {
-				return nil, fmt.Errorf("render job %s: template %s, document %d: %w", name, n, i+1, err)
+				return nil, fmt.Errorf("template %s, document %d: %w", n, i+1, err)
 			}
 			objs = append(objs, o)
 		}

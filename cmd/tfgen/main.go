@@ -1,0 +1,23 @@
+// Command tfgen renders TFJob specs into plain Kubernetes objects; see
+// `tfgen --help` and the README.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/tfgen/tfgen/pkg/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s := cli.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	err := cli.NewRootCmd(s).ExecuteContext(ctx)
+	if code := cli.Report(os.Stderr, err); code != 0 {
+		stop()
+		os.Exit(code)
+	}
+}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tfgen/tfgen/pkg/accelerators"
+	"github.com/tfgen/tfgen/pkg/entrypoints"
+	"github.com/tfgen/tfgen/pkg/job"
+	"github.com/tfgen/tfgen/pkg/version"
+)
+
+// inputOptions choose the jobs a command reads.
+type inputOptions struct {
+	Files            []string
+	Namespace        string
+	Strict           bool
+	ImageEntrypoints string
+}
+
+// AddFlags registers -f, -n, --strict and --image-entrypoints.
+func (o *inputOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVarP(&o.Files, "filename", "f", nil, "job file, directory (its .yaml, .yml and .json files) or - for stdin; repeatable")
+	fs.StringVarP(&o.Namespace, "namespace", "n", "", "namespace of jobs that set none (default: none, so kubectl apply -n decides)")
+	fs.BoolVar(&o.Strict, "strict", false, "make unknown fields and duplicate keys errors instead of warnings")
+	fs.StringVar(&o.ImageEntrypoints, "image-entrypoints", "", "YAML file mapping image references to {entrypoint: [...], cmd: [...]}, so containers without a command are wrapped")
+}
+
+// Validate checks the flags.
+func (o *inputOptions) Validate() error {
+	if len(o.Files) == 0 {
+		return fmt.Errorf("no input: give -f PATH (a file, a directory, or - for stdin)")
+	}
+	return nil
+}
+
+// entrypoints reads --image-entrypoints.
+func (o *inputOptions) entrypoints() (entrypoints.Map, error) {
+	if o.ImageEntrypoints == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(o.ImageEntrypoints)
+	if err != nil {
+		return nil, err
+	}
+	m, err := entrypoints.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.ImageEntrypoints, err)
+	}
+	return m, nil
+}
+
+// settingsOptions are the render settings (the chart's `tfgen` values).
+type settingsOptions struct {
+	SupervisorImage  string
+	ClusterDomain    string
+	KubeVersion      string
+	ExcludeEvaluator bool
+	Accelerators     string
+	Cloud            string
+}
+
+// AddFlags registers the render settings.
+func (o *settingsOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.SupervisorImage, "supervisor-image", version.SupervisorImage(), "tfsupervisor image the init container installs from")
+	fs.StringVar(&o.ClusterDomain, "cluster-domain", "", "cluster domain appended to replica addresses (J-t-i.J-t.NS.svc.DOMAIN); none by default")
+	fs.StringVar(&o.KubeVersion, "kube-version", version.KubeVersion, "Kubernetes minor version (X.Y) of the target cluster; sidecar mode needs 1.35 or later")
+	fs.BoolVar(&o.ExcludeEvaluator, "exclude-evaluator", false, "leave the evaluator out of TF_CONFIG's cluster")
+	fs.StringVar(&o.Accelerators, "accelerators", "", "accelerator config file: volumes and env vars for containers using a resource (seed 000's controller config)")
+	fs.StringVar(&o.Cloud, "cloud", "", "GPU preset for nvidia.com/gpu and alpha.kubernetes.io/nvidia-gpu: "+strings.Join(accelerators.Clouds(), " or "))
+}
+
+var kubeVersion = regexp.MustCompile(`^1\.[0-9]{1,3}$`)
+
+// Validate checks the flags.
+func (o *settingsOptions) Validate() error {
+	if !kubeVersion.MatchString(o.KubeVersion) {
+		return fmt.Errorf("--kube-version %q: want MAJOR.MINOR, such as %s", o.KubeVersion, version.KubeVersion)
+	}
+	if o.SupervisorImage == "" {
+		return fmt.Errorf("--supervisor-image must not be empty")
+	}
+	if o.Cloud != "" {
+		if _, err := accelerators.Preset(o.Cloud); err != nil {
+			return fmt.Errorf("--cloud: %w", err)
+		}
+	}
+	return nil
+}
+
+// settings returns the render settings, reading --accelerators.
+func (o *settingsOptions) settings() (job.Settings, error) {
+	s := job.Settings{SupervisorImage: o.SupervisorImage, ClusterDomain: o.ClusterDomain, KubeVersion: o.KubeVersion, ExcludeEvaluator: o.ExcludeEvaluator}
+	var preset, file accelerators.Config
+	if o.Cloud != "" {
+		var err error
+		if preset, err = accelerators.Preset(o.Cloud); err != nil {
+			return s, err
+		}
+	}
+	if o.Accelerators != "" {
+		data, err := os.ReadFile(o.Accelerators)
+		if err != nil {
+			return s, err
+		}
+		if file, err = accelerators.Parse(data); err != nil {
+			return s, fmt.Errorf("%s: %w", o.Accelerators, err)
+		}
+	}
+	s.Accelerators = accelerators.Merge(preset, file)
+	return s, nil
+}
