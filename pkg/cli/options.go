@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -20,6 +21,7 @@ type inputOptions struct {
 	Namespace        string
 	Strict           bool
 	ImageEntrypoints string
+	GangScheduler    string
 }
 
 // AddFlags registers -f, -n, --strict and --image-entrypoints.
@@ -28,12 +30,19 @@ func (o *inputOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.Namespace, "namespace", "n", "", "namespace of jobs that set none (default: none, so kubectl apply -n decides)")
 	fs.BoolVar(&o.Strict, "strict", false, "make unknown fields and duplicate keys errors instead of warnings")
 	fs.StringVar(&o.ImageEntrypoints, "image-entrypoints", "", "YAML file mapping image references to {entrypoint: [...], cmd: [...]}, so containers without a command are wrapped")
+	fs.StringVar(&o.GangScheduler, "gang-scheduler", "", "gang scheduling for jobs that choose none (Kubeflow's operator flag): "+strings.Join(gangSchedulers, ", "))
 }
+
+// gangSchedulers are the values of --gang-scheduler.
+var gangSchedulers = []string{"volcano", "scheduler-plugins", "kueue"}
 
 // Validate checks the flags.
 func (o *inputOptions) Validate() error {
 	if len(o.Files) == 0 {
 		return fmt.Errorf("no input: give -f PATH (a file, a directory, or - for stdin)")
+	}
+	if o.GangScheduler != "" && !slices.Contains(gangSchedulers, o.GangScheduler) {
+		return fmt.Errorf("--gang-scheduler %q: want %s", o.GangScheduler, strings.Join(gangSchedulers, ", "))
 	}
 	return nil
 }

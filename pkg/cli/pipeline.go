@@ -11,6 +11,7 @@ import (
 	"github.com/tfgen/tfgen/pkg/input"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/validate"
+	"github.com/tfgen/tfgen/pkg/values"
 )
 
 // unit is one input document after decoding: a valid job, or a document
@@ -62,6 +63,14 @@ func load(o *inputOptions, stdin io.Reader) (*loaded, error) {
 		}
 		j := res.Job
 		entrypoints.Apply(j, eps)
+		if o.GangScheduler != "" {
+			if j.Scheduler == nil {
+				j.Scheduler = &job.SchedulerSpec{}
+			}
+			if j.Scheduler.Gang == "" {
+				j.Scheduler.Gang = o.GangScheduler
+			}
+		}
 		errs := validate.Job(j)
 		errs = append(errs, namespace(j, o.Namespace)...)
 		if err := dialect.JobError(j, errs); err != nil {
@@ -71,6 +80,26 @@ func load(o *inputOptions, stdin io.Reader) (*loaded, error) {
 		l.units = append(l.units, unit{doc: doc, job: j})
 	}
 	return l, nil
+}
+
+// envSize reports replica types whose TF_CONFIG (or MX_CONFIG) would be
+// over the kernel's limit for one environment variable, which tfsupervisor
+// would find only at run time. Small jobs are skipped: they cannot be.
+func envSize(j *job.Job, s job.Settings) error {
+	l := values.Layout(j, s)
+	if l.Total() < 500 {
+		return nil
+	}
+	ns := j.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	for _, t := range j.ReplicaTypes() {
+		if _, err := l.Env(t.Lower(), 0, ns); err != nil {
+			return dialect.JobError(j, field.ErrorList{field.Invalid(j.SpecFieldPath("enableDynamicWorker"), j.EnableDynamicWorker, err.Error())})
+		}
+	}
+	return nil
 }
 
 // namespace applies -n to a job that sets no namespace; a job in another

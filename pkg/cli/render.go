@@ -109,6 +109,10 @@ func (o *renderOptions) Run(s Streams) error {
 			items = append(items, output.Item{Object: obj, Raw: u.doc.Raw})
 			continue
 		}
+		if err := envSize(u.job, settings); err != nil {
+			l.problems.add(err)
+			continue
+		}
 		objs, err := r.Render(u.job, settings)
 		if err == nil {
 			err = check.Objects(objs)
