@@ -53,7 +53,7 @@ image-test: build image ## Check the built image (hack/image) and that it agrees
 	cd hack/image && $(GO) vet ./... && TFGEN_IMAGE_LAYOUT=$(IMAGE_DIR) TFGEN_IMAGE_VERSION='$(VERSION)' TFGEN_IMAGE_REVISION='$(COMMIT)' TFGEN_BIN=$(BIN) $(GO) test -count=1 ./...
 
 release: ## dist/: tfgen and tfsupervisor for linux/darwin amd64/arm64, SHA256SUMS, the image.
-	rm -rf dist && mkdir -p dist
+	rm -rf dist _output/release && mkdir -p dist
 	@$(call xbuild,$(CURDIR)/_output/release,./cmd/tfgen ./cmd/tfsupervisor,linux/amd64 linux/arm64 darwin/amd64 darwin/arm64)
 	@for d in _output/release/*; do for f in $$d/*; do cp $$f dist/$$(basename $$f)-$$(basename $$d | tr _ -); done; done
 	$(MAKE) image IMAGE_DIR=$(CURDIR)/dist/tfsupervisor-image

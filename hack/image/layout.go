@@ -56,8 +56,8 @@ func removeLayout(dir string) error {
 	return nil
 }
 
-// WriteArchive writes the layout at dir as a tar file (an OCI archive, as
-// `skopeo copy oci-archive:FILE` or `docker load` of an OCI tarball read it).
+// WriteArchive writes the layout at dir as a tar file: an OCI archive, what
+// `skopeo copy oci-archive:FILE:TAG` reads.
 // Entries are in lexical order with a fixed time and owner, so the archive
 // is as reproducible as the layout.
 func WriteArchive(dir, file string, mtime time.Time) (err error) {
