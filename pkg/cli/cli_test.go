@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tfgen/tfgen/internal/golden"
+)
+
+// cmdCase runs the real root command; its stdout is compared with golden
+// and its stderr with golden+".stderr" (absent when stderr is empty).
+type cmdCase struct {
+	name    string
+	args    []string
+	stdin   string
+	golden  string
+	wantErr bool
+}
+
+// run executes the root command from the repository root, so that paths in
+// arguments, messages and golden files read as a user would type them.
+func run(t *testing.T, tc cmdCase) (stdout, stderr []byte) {
+	t.Helper()
+	t.Chdir(repoRoot(t))
+	var out, errOut bytes.Buffer
+	cmd := NewRootCmd(Streams{In: strings.NewReader(tc.stdin), Out: &out, ErrOut: &errOut})
+	cmd.SetArgs(tc.args)
+	err := cmd.Execute()
+	code := Report(&errOut, err)
+	if got := code != 0; got != tc.wantErr {
+		t.Fatalf("tfgen %s: exit status %d, want error %v\nstderr:\n%s", strings.Join(tc.args, " "), code, tc.wantErr, errOut.String())
+	}
+	if tc.wantErr && out.Len() > 0 {
+		t.Errorf("tfgen %s failed but wrote to stdout:\n%s", strings.Join(tc.args, " "), out.String())
+	}
+	return out.Bytes(), errOut.Bytes()
+}
+
+// repoRoot returns the repository root (tests start in pkg/cli).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		root, err = filepath.Abs(".")
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func runCases(t *testing.T, cases []cmdCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut := run(t, tc)
+			golden.Assert(t, tc.golden, out)
+			golden.Assert(t, tc.golden+".stderr", errOut)
+		})
+	}
+}
+
+// TestExamples renders every example with default flags.
+func TestExamples(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	var cases []cmdCase
+	for _, f := range files {
+		base := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		cases = append(cases, cmdCase{name: base, args: []string{"render", "-f", "examples/" + base + ".yaml"}, golden: "testdata/" + base + ".golden.yaml"})
+	}
+	runCases(t, cases)
+}
+
+// TestRenderFlags covers the flags that change what is rendered.
+func TestRenderFlags(t *testing.T) {
+	render := func(example string, flags ...string) []string {
+		return append([]string{"render", "-f", "examples/" + example + ".yaml"}, flags...)
+	}
+	runCases(t, []cmdCase{
+		{name: "gpu gke preset", args: render("tfjob-gpu", "--cloud", "gke"), golden: "testdata/tfjob-gpu-gke.golden.yaml"},
+		{name: "gpu accelerators file", args: render("tfjob-gpu", "--accelerators", "examples/config/accelerators.yaml"), golden: "testdata/tfjob-gpu-accelerators.golden.yaml"},
+		{name: "mxnet gpu azure preset", args: render("mxjob-kubeflow-gpu", "--cloud", "azure"), golden: "testdata/mxjob-kubeflow-gpu-azure.golden.yaml"},
+		{name: "volcano", args: render("tfjob-gang", "--gang-scheduler", "volcano"), golden: "testdata/tfjob-gang-volcano.golden.yaml"},
+		{name: "scheduler-plugins", args: render("tfjob-gang", "--gang-scheduler", "scheduler-plugins"), golden: "testdata/tfjob-gang-scheduler-plugins.golden.yaml"},
+		{name: "kueue", args: render("tfjob-gang", "--gang-scheduler", "kueue"), golden: "testdata/tfjob-gang-kueue.golden.yaml"},
+		{name: "image entrypoints wrap a sidecar job", args: render("tfjob-sidecar", "--image-entrypoints", "examples/config/image-entrypoints.yaml"),
+			golden: "testdata/tfjob-sidecar-entrypoints.golden.yaml"},
+		{name: "namespace, domain, image, evaluator", args: render("tfjob-mnist", "-n", "team-a", "--cluster-domain", "cluster.local",
+			"--supervisor-image", "registry.example.com/tfsupervisor:v1", "--exclude-evaluator"), golden: "testdata/tfjob-mnist-settings.golden.yaml"},
+		{name: "json", args: render("tfjob-mnist", "--format", "json"), golden: "testdata/tfjob-mnist.golden.json"},
+		{name: "stdin", args: []string{"render", "-f", "-"}, stdin: "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: stdin}\nspec:\n  tfReplicaSpecs:\n    Worker:\n      template:\n        spec:\n          containers: [{name: tensorflow, image: tf:1, command: [python]}]\n",
+			golden: "testdata/stdin.golden.yaml"},
+		{name: "all examples at once", args: []string{"render", "-f", "examples/", "--strict"}, golden: "testdata/all-examples.golden.yaml"},
+	})
+}
+
+// TestOtherCommands covers env, values and version.
+func TestOtherCommands(t *testing.T) {
+	runCases(t, []cmdCase{
+		{name: "env worker", args: []string{"env", "-f", "examples/tfjob-mnist.yaml", "--replica", "worker-1"}, golden: "testdata/env-tfjob-mnist-worker-1.golden.txt"},
+		{name: "env namespace", args: []string{"env", "-f", "examples/tfjob-mnist.yaml", "--replica", "chief-0", "-n", "team-a", "--cluster-domain", "cluster.local"},
+			golden: "testdata/env-tfjob-mnist-chief-0.golden.txt"},
+		{name: "env sparse", args: []string{"env", "-f", "examples/tfjob-large.yaml", "--replica", "Worker-9999"}, golden: "testdata/env-tfjob-large-worker-9999.golden.txt"},
+		{name: "env mxnet", args: []string{"env", "-f", "examples/mxjob-linear.yaml", "--replica", "worker-1"}, golden: "testdata/env-mxjob-linear-worker-1.golden.txt"},
+		{name: "env out of range", args: []string{"env", "-f", "examples/tfjob-mnist.yaml", "--replica", "worker-3"}, golden: "testdata/env-out-of-range.golden.txt", wantErr: true},
+		{name: "env two jobs", args: []string{"env", "-f", "examples/", "--replica", "worker-0"}, golden: "testdata/env-two-jobs.golden.txt", wantErr: true},
+		{name: "values", args: []string{"values", "-f", "examples/t9k-mnist.yaml"}, golden: "testdata/values-t9k-mnist.golden.yaml"},
+		{name: "values of one job", args: []string{"values", "-f", "examples/", "--job", "mx-linear-dist", "--cloud", "gke"}, golden: "testdata/values-mxjob-linear.golden.yaml"},
+		{name: "version", args: []string{"version"}, golden: "testdata/version.golden.txt"},
+	})
+}
+
+// TestErrors covers every error of issue 2: each problem of each document
+// at once, exit status 1, nothing on stdout.
+func TestErrors(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/errors/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no error cases: %v", err)
+	}
+	var cases []cmdCase
+	for _, f := range files {
+		base := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		cases = append(cases, cmdCase{name: base, args: []string{"render", "-f", "testdata/errors/" + base + ".yaml"}, golden: "testdata/errors/" + base + ".golden", wantErr: true})
+	}
+	cases = append(cases,
+		cmdCase{name: "a directory with one bad job", args: []string{"render", "-f", "testdata/errors/dir"}, golden: "testdata/errors/dir.golden", wantErr: true},
+		cmdCase{name: "sidecar mode before 1.35", args: []string{"render", "-f", "examples/tfjob-sidecar.yaml", "--kube-version", "1.34"}, golden: "testdata/errors/sidecar-kube-1.34.golden", wantErr: true},
+		cmdCase{name: "namespace mismatch", args: []string{"render", "-f", "examples/tfjob-gang.yaml", "-n", "other"}, golden: "testdata/errors/namespace-mismatch.golden", wantErr: true},
+		cmdCase{name: "dense TF_CONFIG too large", args: []string{"render", "-f", "testdata/errors/large/dense.yaml"}, golden: "testdata/errors/large-dense.golden", wantErr: true},
+		cmdCase{name: "kueue without a queue", args: []string{"render", "-f", "examples/tfjob-mnist.yaml", "--gang-scheduler", "kueue"}, golden: "testdata/errors/kueue-no-queue.golden", wantErr: true},
+		cmdCase{name: "bad flags", args: []string{"render", "-f", "examples/tfjob-mnist.yaml", "--kube-version", "latest"}, golden: "testdata/errors/bad-kube-version.golden", wantErr: true},
+		cmdCase{name: "no input", args: []string{"render"}, golden: "testdata/errors/no-input.golden", wantErr: true},
+		cmdCase{name: "missing file", args: []string{"render", "-f", "examples/nope.yaml"}, golden: "testdata/errors/missing-file.golden", wantErr: true},
+		cmdCase{name: "strict", args: []string{"render", "--strict", "-f", "testdata/errors/strict/unknown-field.yaml"}, golden: "testdata/errors/strict.golden", wantErr: true},
+	)
+	runCases(t, cases)
+}
+
+// TestOutputDirUntouchedOnError checks that -o DIR is not touched when any
+// document has a problem, and is replaced when all are fine.
+func TestOutputDirUntouchedOnError(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "rendered")
+	run(t, cmdCase{args: []string{"render", "-f", "examples/tfjob-mnist.yaml", "-o", out}})
+	before := readDir(t, out)
+	if len(before) != 11 {
+		t.Fatalf("want 10 objects and a kustomization.yaml, got %v", keys(before))
+	}
+	run(t, cmdCase{args: []string{"render", "-f", "examples/tfjob-gpu.yaml", "-f", "testdata/errors/dir", "-o", out}, wantErr: true})
+	if after := readDir(t, out); !equal(before, after) {
+		t.Errorf("output directory changed after a failed render: %v", keys(after))
+	}
+	run(t, cmdCase{args: []string{"render", "-f", "examples/tfjob-gpu.yaml", "-o", out}})
+	if after := readDir(t, out); equal(before, after) {
+		t.Error("output directory not replaced")
+	}
+}
+
+// TestDeterministic renders every example twice.
+func TestDeterministic(t *testing.T) {
+	tc := cmdCase{args: []string{"render", "-f", "examples/", "--cloud", "gke", "--gang-scheduler", "volcano"}}
+	first, _ := run(t, tc)
+	second, _ := run(t, tc)
+	if !bytes.Equal(first, second) {
+		t.Error("two renders of the same input differ")
+	}
+}
+
+func readDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = string(b)
+	}
+	return files
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func equal(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
