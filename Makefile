@@ -38,6 +38,11 @@ bench: build ## Performance table (DESIGN section 7).
 	@hack/bench.sh
 
 IMAGE_DIR ?= $(CURDIR)/_output/image
+# The version and commit LDFLAGS was expanded with (once, at parse time), so
+# the image's labels always match the binaries even if HEAD moves mid-run.
+STAMP = $(patsubst github.com/tfgen/tfgen/pkg/version.$(1)=%,%,$(filter github.com/tfgen/tfgen/pkg/version.$(1)=%,$(LDFLAGS)))
+IMAGE_VERSION := $(call STAMP,Version)
+IMAGE_COMMIT := $(call STAMP,Commit)
 IMAGE_PLATFORMS := linux/amd64 linux/arm64
 SOURCE_DATE_EPOCH ?= 0
 # xbuild OUTDIR,PKG,PLATFORMS: static binaries at OUTDIR/OS_ARCH/NAME.
@@ -47,16 +52,16 @@ xbuild = for p in $(3); do os=$$(dirname $$p); arch=$$(basename $$p); \
 image: ## Build the tfsupervisor image (linux/amd64+arm64 OCI layout in _output/image, no Docker).
 	@$(call xbuild,$(CURDIR)/_output/bin,./cmd/tfsupervisor,$(IMAGE_PLATFORMS))
 	cd hack/image && SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run . build --out $(IMAGE_DIR) --tar $(IMAGE_DIR).tar \
-		--version '$(VERSION)' --revision '$(COMMIT)' $(foreach p,$(IMAGE_PLATFORMS),--binary $(p)=$(CURDIR)/_output/bin/$(subst /,_,$(p))/tfsupervisor)
+		--version '$(IMAGE_VERSION)' --revision '$(IMAGE_COMMIT)' $(foreach p,$(IMAGE_PLATFORMS),--binary $(p)=$(CURDIR)/_output/bin/$(subst /,_,$(p))/tfsupervisor)
 
 image-test: build image ## Check the built image (hack/image) and that it agrees with the Dockerfile.
-	cd hack/image && $(GO) vet ./... && TFGEN_IMAGE_LAYOUT=$(IMAGE_DIR) TFGEN_IMAGE_VERSION='$(VERSION)' TFGEN_IMAGE_REVISION='$(COMMIT)' TFGEN_BIN=$(BIN) $(GO) test -count=1 ./...
+	cd hack/image && $(GO) vet ./... && TFGEN_IMAGE_LAYOUT=$(IMAGE_DIR) TFGEN_IMAGE_VERSION='$(IMAGE_VERSION)' TFGEN_IMAGE_REVISION='$(IMAGE_COMMIT)' TFGEN_BIN=$(BIN) $(GO) test -count=1 ./...
 
 release: ## dist/: tfgen and tfsupervisor for linux/darwin amd64/arm64, SHA256SUMS, the image.
 	rm -rf dist _output/release && mkdir -p dist
 	@$(call xbuild,$(CURDIR)/_output/release,./cmd/tfgen ./cmd/tfsupervisor,linux/amd64 linux/arm64 darwin/amd64 darwin/arm64)
 	@for d in _output/release/*; do for f in $$d/*; do cp $$f dist/$$(basename $$f)-$$(basename $$d | tr _ -); done; done
-	$(MAKE) image IMAGE_DIR=$(CURDIR)/dist/tfsupervisor-image
+	$(MAKE) image IMAGE_DIR=$(CURDIR)/dist/tfsupervisor-image VERSION='$(IMAGE_VERSION)' COMMIT='$(IMAGE_COMMIT)'
 	cd dist && sha256sum tfgen-* tfsupervisor-{linux,darwin}-* tfsupervisor-image.tar > SHA256SUMS
 	@cat dist/SHA256SUMS
 
