@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -24,7 +25,8 @@ func (c *Client) UpdateConfigMap(ctx context.Context, cm *ConfigMap) (*ConfigMap
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	out := &ConfigMap{}
-	b, err := c.rc.Put().AbsPath(corePath(cm.Namespace, "configmaps", cm.Name)...).Body(body).DoRaw(ctx)
+	b, err := c.rc.Put().AbsPath(corePath(cm.Namespace, "configmaps", cm.Name)...).
+		SetHeader("Content-Type", runtime.ContentTypeJSON).Body(body).DoRaw(ctx)
 	return out, decode(b, err, out, what)
 }
 
@@ -71,6 +73,7 @@ func (c *Client) CreateEvent(ctx context.Context, ev *Event) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	b, err := c.rc.Post().AbsPath(groupPath("events.k8s.io/v1", ev.Namespace, "events")...).Body(body).DoRaw(ctx)
+	b, err := c.rc.Post().AbsPath(groupPath("events.k8s.io/v1", ev.Namespace, "events")...).
+		SetHeader("Content-Type", runtime.ContentTypeJSON).Body(body).DoRaw(ctx)
 	return decode(b, err, nil, what)
 }

@@ -136,14 +136,18 @@ func (r *recorder) events() []string {
 
 // stopper is a Teardown that records what it was asked to stop.
 type stopper struct {
-	mu    sync.Mutex
-	calls [][]string
+	mu      sync.Mutex
+	calls   [][]string
+	stopped chan []string // each call, if not nil
 }
 
 func (s *stopper) Stop(_ context.Context, types []string) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.calls = append(s.calls, types)
+	s.mu.Unlock()
+	if s.stopped != nil {
+		s.stopped <- types
+	}
 	return nil
 }
 

@@ -213,3 +213,28 @@ func TestTeardownOnJobEnd(t *testing.T) {
 		})
 	}
 }
+
+func TestTTLAfterFinished(t *testing.T) {
+	cfg := config(supervise.Never)
+	cfg.Layout, cfg.Self, cfg.CleanPodPolicy = layout(), supervise.Ref{Type: "ps"}, supervise.CleanNone
+	cfg.TTLAfterFinished = ptr(10 * time.Minute)
+	f := newFixture(t, cfg, false)
+	f.td.stopped = make(chan []string, 1)
+	f.store.Update(context.Background(), func(s *record.Status) error {
+		s.Finish(true, "JobSucceeded", "", f.clock.Now().Add(-4*time.Minute))
+		return nil
+	})
+	done := make(chan supervise.Result, 1)
+	go func() { done <- f.supervisor().Run(context.Background(), newScript(t).command("0")) }()
+	if d := <-f.clock.created; d != 6*time.Minute {
+		t.Fatalf("timer %v, want what is left of the TTL (6m)", d)
+	}
+	f.clock.Advance(6 * time.Minute)
+	if diff := cmp.Diff([]string{"chief", "worker", "ps"}, <-f.td.stopped); diff != "" {
+		t.Errorf("stopped after the TTL (-want +got):\n%s", diff)
+	}
+	f.signals <- syscall.SIGTERM
+	if res := <-done; res.Reason != "Idle" || res.ExitCode != 0 {
+		t.Errorf("Result %+v", res)
+	}
+}
