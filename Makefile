@@ -62,7 +62,7 @@ release: ## dist/: tfgen and tfsupervisor for linux/darwin amd64/arm64, SHA256SU
 	@$(call xbuild,$(CURDIR)/_output/release,./cmd/tfgen ./cmd/tfsupervisor,linux/amd64 linux/arm64 darwin/amd64 darwin/arm64)
 	@for d in _output/release/*; do for f in $$d/*; do cp $$f dist/$$(basename $$f)-$$(basename $$d | tr _ -); done; done
 	$(MAKE) image IMAGE_DIR=$(CURDIR)/dist/tfsupervisor-image VERSION='$(IMAGE_VERSION)' COMMIT='$(IMAGE_COMMIT)'
-	cd dist && sha256sum tfgen-* tfsupervisor-{linux,darwin}-* tfsupervisor-image.tar > SHA256SUMS
+	cd dist && sha256sum tfgen-* tfsupervisor-*-* tfsupervisor-image.tar > SHA256SUMS
 	@cat dist/SHA256SUMS
 
 clean:
