@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
+
+	"github.com/tfgen/tfgen/pkg/cluster"
+	"github.com/tfgen/tfgen/pkg/supervise"
+)
+
+func parse(t *testing.T, args []string, env map[string]string) (*supervise.Config, error) {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	o := &options{}
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := fromEnv(fs); err != nil {
+		return nil, err
+	}
+	return o.Config(identity{pod: "mnist-worker-2", namespace: "ml"})
+}
+
+func TestConfigFromFlagsAndEnv(t *testing.T) {
+	cfg, err := parse(t, []string{"--job", "mnist", "--roles", "worker:3:2222,chief:1:2222", "--restart-policy", "ExitCode",
+		"--retryable-exit-codes", "130,137", "--max-restarts", "4", "--restart-backoff", "2s,1m", "--success-replica", "Worker-1"},
+		map[string]string{"TFSUPERVISOR_BACKOFF_LIMIT": "6", "TFSUPERVISOR_RESTART_POLICY": "Never", "TFSUPERVISOR_CLEAN_POD_POLICY": "All",
+			"TFSUPERVISOR_TTL_AFTER_FINISHED": "0s", "TFSUPERVISOR_ACTIVE_DEADLINE": "1h", "TFSUPERVISOR_EXCLUDE_EVALUATOR": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logf = nil
+	want := &supervise.Config{Job: "mnist", Namespace: "ml", Pod: "mnist-worker-2",
+		Layout: &cluster.Layout{Job: "mnist", Framework: "tensorflow", ExcludeEvaluator: true,
+			Roles: []cluster.Role{{Type: "chief", Replicas: 1, Port: 2222}, {Type: "worker", Replicas: 3, Port: 2222}}},
+		Self: supervise.Ref{Type: "worker", Index: 2},
+		Policy: supervise.Policy{Restart: supervise.ExitCode, RetryableExitCodes: []int32{130, 137}, MaxRestarts: ptr[int32](4),
+			Backoff: supervise.Backoff{Initial: 2 * time.Second, Max: time.Minute}},
+		BackoffLimit: ptr[int32](6), ActiveDeadline: time.Hour, SuccessReplica: &supervise.Ref{Type: "worker", Index: 1},
+		CleanPodPolicy: supervise.CleanAll, TTLAfterFinished: ptr(time.Duration(0)), GracePeriod: 30 * time.Second, TeardownTimeout: 2 * time.Minute}
+	if diff := cmp.Diff(want, cfg); diff != "" {
+		t.Errorf("Config (-want +got); a flag wins over its variable:\n%s", diff)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--restart-policy", "Sometimes"}, "restart policy"},
+		{[]string{"--roles", "worker:2:2222", "--replica-type", "ps"}, "not one of the job's roles"},
+		{[]string{"--roles", "worker:2:2222"}, "index out of range"},
+		{[]string{"--restart-backoff", "5m,1s"}, "MAX"},
+		{[]string{"--retryable-exit-codes", "1,300"}, "0-255"},
+		{[]string{"--clean-pod-policy", "Some"}, "clean pod policy"},
+		{[]string{"--ttl-after-finished", "soon"}, "ttl"},
+		{[]string{"--success-replica", "chief"}, "type-index"},
+	} {
+		_, err := parse(t, append([]string{"--job", "mnist"}, tc.args...), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want one about %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := parse(t, nil, map[string]string{"TFSUPERVISOR_MAX_RESTARTS": "many"}); err == nil || !strings.Contains(err.Error(), "TFSUPERVISOR_MAX_RESTARTS") {
+		t.Errorf("bad variable: %v", err)
+	}
+}
+
+func TestTypeFromPod(t *testing.T) {
+	for pod, want := range map[string]string{"mnist-ps-0": "ps", "mnist-tuner-server-1": "tuner-server", "other-3": "worker", "": "worker"} {
+		if got := typeFromPod("mnist", pod); got != want {
+			t.Errorf("typeFromPod(%q) = %q, want %q", pod, got, want)
+		}
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	t.Setenv("TF_CONFIG", "stale")
+	t.Setenv("KEEP", "1")
+	cfg := &supervise.Config{Namespace: "ns", Self: supervise.Ref{Type: "worker", Index: 1},
+		Layout: &cluster.Layout{Job: "j", Roles: []cluster.Role{{Type: "worker", Replicas: 2, Port: 2222}}}}
+	env, err := childEnv(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tf []string
+	keep := false
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TF_CONFIG=") {
+			tf = append(tf, kv)
+		}
+		keep = keep || kv == "KEEP=1"
+	}
+	if len(tf) != 1 || !strings.Contains(tf[0], `"task":{"type":"worker","index":1}`) || !keep {
+		t.Errorf("TF_CONFIG %v, KEEP kept %v", tf, keep)
+	}
+}
+
+func TestWriteTermination(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	if err := writeTermination(path, supervise.Result{ExitCode: 137, Reason: strings.Repeat("x", 5000), Restarts: 2}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if len(b) != MaxTerminationMessage || !strings.HasPrefix(string(b), `{"exitCode":137,"reason":"xxx`) || b[len(b)-1] != '\n' {
+		t.Errorf("%d bytes: %.60q", len(b), b)
+	}
+	if _, err := os.Stat(DefaultTerminationLog); err == nil {
+		return // in a container: leave it alone
+	}
+	if err := writeTermination(DefaultTerminationLog, supervise.Result{}); err != nil {
+		t.Errorf("the default path, absent here, is skipped: %v", err)
+	}
+	if _, err := os.Stat(DefaultTerminationLog); err == nil {
+		t.Errorf("%s was created", DefaultTerminationLog)
+	}
+}

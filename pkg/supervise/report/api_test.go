@@ -1,0 +1,74 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfgen/tfgen/pkg/kube"
+	"github.com/tfgen/tfgen/pkg/supervise"
+)
+
+type fakePods struct {
+	mu      sync.Mutex
+	calls   []string
+	entered chan struct{} // the first patch says it started
+	block   chan struct{} // then waits for this
+	failOne bool
+}
+
+func (f *fakePods) PatchPodMetadata(_ context.Context, _, name string, labels, ann map[string]*string) (*kube.Pod, error) {
+	if f.block != nil {
+		close(f.entered)
+		<-f.block
+		f.block = nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failOne {
+		f.failOne = false
+		return nil, errors.New("connection refused")
+	}
+	f.calls = append(f.calls, "patch "+*ann[AnnotationState]+" labels="+*labels["training.kubeflow.org/replica-index"])
+	p := &kube.Pod{}
+	p.UID = "uid-1"
+	return p, nil
+}
+
+func (f *fakePods) CreateEvent(_ context.Context, ev *kube.Event) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, "event "+ev.Reason+" "+ev.Type+" "+string(ev.Regarding.UID)+" "+ev.ReportingController)
+	return nil
+}
+
+func TestAPIOrderAndFlush(t *testing.T) {
+	f := &fakePods{entered: make(chan struct{}), block: make(chan struct{}), failOne: true}
+	a := NewAPI(f, "ns", "j-worker-1", map[string]string{"training.kubeflow.org/replica-index": "1"}, func(string, ...any) {})
+	a.Report(supervise.Report{State: "Running"})
+	<-f.entered
+	a.Report(supervise.Report{State: "Restarting", Events: []supervise.Event{{Type: "Normal", Reason: "ReplicaRestarting"}}})
+	a.Report(supervise.Report{State: "Failed", Events: []supervise.Event{{Type: "Warning", Reason: "ReplicaFailed"}, {Type: "Warning", Reason: "JobFailed"}}})
+	close(f.block) // the first patch (Running) goes through after a retry; the rest come as one batch with one patch
+	if err := a.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"patch Running labels=1",
+		"patch Failed labels=1",
+		"event ReplicaRestarting Normal uid-1 tfgen.io/tfsupervisor",
+		"event ReplicaFailed Warning uid-1 tfgen.io/tfsupervisor",
+		"event JobFailed Warning uid-1 tfgen.io/tfsupervisor",
+	}
+	if diff := cmp.Diff(want, f.calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := a.Flush(ctx); err != nil {
+		t.Errorf("Flush with nothing queued: %v", err)
+	}
+}

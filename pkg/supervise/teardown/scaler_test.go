@@ -1,0 +1,55 @@
+package teardown
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+type fakeScale struct {
+	mu       sync.Mutex
+	failures map[string][]error // errors to return, in order, per name
+	done     []string
+}
+
+func (f *fakeScale) ScaleStatefulSet(_ context.Context, _, name string, replicas int32) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if errs := f.failures[name]; len(errs) > 0 {
+		f.failures[name] = errs[1:]
+		return errs[0]
+	}
+	f.done = append(f.done, name)
+	return nil
+}
+
+func TestScalerStop(t *testing.T) {
+	gr := schema.GroupResource{Group: "apps", Resource: "statefulsets"}
+	down := errors.New("dial tcp 127.0.0.1:6443: connect: connection refused")
+	f := &fakeScale{failures: map[string][]error{
+		"j-ps":     {down, down, apierrors.NewServiceUnavailable("starting")},
+		"j-worker": {apierrors.NewNotFound(gr, "j-worker")},
+		"j-tuner":  {apierrors.NewForbidden(gr, "j-tuner", errors.New("no"))},
+		"j-chief":  {down},
+	}}
+	s := &Scaler{Client: f, Namespace: "ns", Job: "j", Initial: time.Millisecond, Max: 2 * time.Millisecond}
+	err := s.Stop(context.Background(), []string{"ps", "worker", "tuner", "chief"})
+	if err == nil || !strings.Contains(err.Error(), "stop j-tuner") || strings.Contains(err.Error(), "j-ps") {
+		t.Errorf("error %v: want only the refusal of j-tuner", err)
+	}
+	if len(f.done) != 2 || f.done[1] != "j-chief" {
+		t.Errorf("scaled %v: want j-ps, then j-chief last", f.done)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f.failures["j-ps"] = []error{down}
+	if err := s.Stop(ctx, []string{"ps"}); err == nil || !strings.Contains(err.Error(), "gave up") {
+		t.Errorf("with the time up: %v", err)
+	}
+}
