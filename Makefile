@@ -27,7 +27,7 @@ unit: build
 	$(GO) test -count=1 ./pkg/... ./cmd/...
 
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzRender -fuzztime=20s ./pkg/render/
+	$(GO) test -run='^$$' -fuzz=FuzzRender -fuzztime=20s -fuzzminimizetime=2s ./pkg/render/
 
 e2e: build tools
 	TFGEN_BIN=$(BIN) $(GO) test -count=1 -timeout 40m ./test/...

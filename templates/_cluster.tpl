@@ -27,6 +27,13 @@ replica type as JSON array members, each with a leading comma.
 {{- $svc := ".$(POD_NAMESPACE).svc" }}
 {{- with get $tfgen "clusterDomain" }}{{ $svc = printf "%s.%s" $svc . }}{{ end }}
 {{- $ctx := dict "job" .root.Release.Name "t" (lower .type) "roles" $roles "svc" $svc "tfgen" $tfgen "sparse" (get $v "enableDynamicWorker") }}
+{{- /* Every address takes over 30 bytes: past 4000 replicas listed, the
+       variable cannot fit, so fail before building it. */}}
+{{- $listed := $total }}
+{{- if and $ctx.sparse (not .mx) }}{{ $listed = 0 }}{{ range $roles }}{{ if eq .type "ps" }}{{ $listed = .n }}{{ end }}{{ end }}{{ end }}
+{{- if gt $listed 4000 }}
+{{- fail (printf "replica type %s: its %s would list %d replicas, over the kernel's limit for one environment variable; give the container a command so that tfsupervisor computes it at run time%s" .type (ternary "MX_CONFIG" "TF_CONFIG" .mx) $listed (ternary "" ", or set enableDynamicWorker: true for the sparse form" (or .mx (not (empty $ctx.sparse))))) }}
+{{- end }}
 {{- if .mx }}
 {{- dict "name" "MX_CONFIG" "value" (include "tfjob.mxConfig" $ctx) | toJson | printf ",%s" }}
 {{- range $roles }}{{ if eq .type "scheduler" }}

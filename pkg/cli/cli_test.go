@@ -136,6 +136,7 @@ func TestErrors(t *testing.T) {
 		cmdCase{name: "sidecar mode before 1.35", args: []string{"render", "-f", "examples/tfjob-sidecar.yaml", "--kube-version", "1.34"}, golden: "testdata/errors/sidecar-kube-1.34.golden", wantErr: true},
 		cmdCase{name: "namespace mismatch", args: []string{"render", "-f", "examples/tfjob-gang.yaml", "-n", "other"}, golden: "testdata/errors/namespace-mismatch.golden", wantErr: true},
 		cmdCase{name: "dense TF_CONFIG too large", args: []string{"render", "-f", "testdata/errors/large/dense.yaml"}, golden: "testdata/errors/large-dense.golden", wantErr: true},
+		cmdCase{name: "dense TF_CONFIG just too large", args: []string{"render", "-f", "testdata/errors/large/dense-3500.yaml"}, golden: "testdata/errors/large-dense-3500.golden", wantErr: true},
 		cmdCase{name: "kueue without a queue", args: []string{"render", "-f", "examples/tfjob-mnist.yaml", "--gang-scheduler", "kueue"}, golden: "testdata/errors/kueue-no-queue.golden", wantErr: true},
 		cmdCase{name: "bad flags", args: []string{"render", "-f", "examples/tfjob-mnist.yaml", "--kube-version", "latest"}, golden: "testdata/errors/bad-kube-version.golden", wantErr: true},
 		cmdCase{name: "no input", args: []string{"render"}, golden: "testdata/errors/no-input.golden", wantErr: true},

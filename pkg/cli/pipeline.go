@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/tfgen/tfgen/pkg/cluster"
 	"github.com/tfgen/tfgen/pkg/dialect"
 	"github.com/tfgen/tfgen/pkg/entrypoints"
 	"github.com/tfgen/tfgen/pkg/input"
@@ -89,6 +90,16 @@ func envSize(j *job.Job, s job.Settings) error {
 	l := values.Layout(j, s)
 	if l.Total() < 500 {
 		return nil
+	}
+	// Every address takes over 30 bytes: past 4000 listed replicas the
+	// variable cannot fit, and building it would take long.
+	listed := l.Total()
+	if ps, ok := l.Role("ps"); ok && l.Sparse && l.Framework == cluster.TensorFlow {
+		listed = int64(ps.Replicas)
+	}
+	if listed > 4000 {
+		return dialect.JobError(j, field.ErrorList{field.Invalid(j.SpecFieldPath("enableDynamicWorker"), j.EnableDynamicWorker,
+			fmt.Sprintf("each replica's cluster spec would list %d replicas, over the kernel's %d-byte limit for one environment variable; set enableDynamicWorker: true so each worker gets the sparse form (itself and the parameter servers only)", listed, cluster.MaxEnvString))})
 	}
 	ns := j.Namespace
 	if ns == "" {

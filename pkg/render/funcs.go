@@ -13,7 +13,7 @@ import (
 )
 
 // maxIncludeDepth stops a template that includes itself forever, as Helm does.
-const maxIncludeDepth = 10000
+const maxIncludeDepth = 1000
 
 // Messages of fail and required are wrapped so that they can be told apart
 // from template bugs and shown alone.
@@ -63,7 +63,7 @@ func bind(t *template.Template, d depth) template.FuncMap {
 		if n := d[name]; n != nil {
 			if n.Add(1) > maxIncludeDepth {
 				n.Add(-1)
-				return "", fmt.Errorf("template %s includes itself more than %d times", name, maxIncludeDepth)
+				return "", wrapMsg(fmt.Sprintf("template %s includes itself more than %d times", name, maxIncludeDepth))
 			}
 			defer n.Add(-1)
 		}

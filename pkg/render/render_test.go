@@ -1,22 +1,178 @@
 package render
 
 import (
+	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfgen/tfgen/pkg/check"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/manifest"
 )
 
-func TestRenderPrint(t *testing.T) {
-	r := newRenderer(t)
-	objs, err := r.Render(mnist(), settings())
+func TestFuncMapHasNoEnv(t *testing.T) {
+	f := funcMap()
+	for _, name := range []string{"env", "expandenv"} {
+		if _, ok := f[name]; ok {
+			t.Errorf("func map has %s: templates must not read the environment", name)
+		}
+	}
+	for _, name := range []string{"include", "tpl", "toYaml", "toJson", "fromYaml", "fromJson", "required", "fail", "dict", "semverCompare"} {
+		if _, ok := f[name]; !ok {
+			t.Errorf("func map lacks %s", name)
+		}
+	}
+}
+
+func TestRenderObjects(t *testing.T) {
+	objs, err := newRenderer(t).Render(mnist(), settings())
 	if err != nil {
 		t.Fatal(err)
 	}
+	var got []string
 	for _, o := range objs {
-		b, err := manifest.MarshalYAML(o)
+		got = append(got, o.Kind()+"/"+o.Name())
+	}
+	want := []string{"ServiceAccount/mnist-tfjob", "ConfigMap/mnist", "Role/mnist-tfjob", "RoleBinding/mnist-tfjob",
+		"Service/mnist-chief", "Service/mnist-ps", "Service/mnist-worker",
+		"StatefulSet/mnist-chief", "StatefulSet/mnist-ps", "StatefulSet/mnist-worker"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("objects (-want +got):\n%s", diff)
+	}
+	if err := check.Objects(objs); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestSizeDoesNotGrow renders 3 and 10,000 workers: in wrap mode only the
+// replica counts differ.
+func TestSizeDoesNotGrow(t *testing.T) {
+	r := newRenderer(t)
+	size := func(workers int32) int {
+		j := mnist()
+		j.TFReplicaSpecs[job.Worker].Replicas = ptr(workers)
+		objs, err := r.Render(j, settings())
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("---\n%s", b)
+		n := 0
+		for _, o := range objs {
+			b, _ := manifest.MarshalYAML(o)
+			n += len(b)
+		}
+		return n
+	}
+	small, large := size(3), size(10000)
+	if large-small > 32 {
+		t.Errorf("3 workers: %d bytes, 10,000 workers: %d bytes", small, large)
+	}
+}
+
+func TestSidecarNeedsKube135(t *testing.T) {
+	s := settings()
+	s.KubeVersion = "1.34"
+	_, err := newRenderer(t).Render(sidecar(mnist()), s)
+	if err == nil || !strings.Contains(err.Error(), "replica type Chief") || !strings.Contains(err.Error(), "Kubernetes 1.35") {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), "template:") {
+		t.Errorf("a fail message should read alone, got %v", err)
+	}
+	s.KubeVersion = "1.35"
+	if _, err := newRenderer(t).Render(sidecar(mnist()), s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRestartRules(t *testing.T) {
+	j := sidecar(mnist())
+	j.TFReplicaSpecs[job.PS].RetryableExitCodes = []int32{130, 137}
+	j.TFReplicaSpecs[job.PS].RestartPolicy = job.RestartExitCode
+	objs, err := newRenderer(t).Render(j, settings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := func(name string) any {
+		c := podSpec(statefulSet(t, objs, name))["containers"].([]any)[0].(map[string]any)
+		return []any{c["restartPolicy"], c["restartPolicyRules"]}
+	}
+	restart := func(op string, values ...any) []any {
+		return []any{map[string]any{"action": "Restart", "exitCodes": map[string]any{"operator": op, "values": values}}}
+	}
+	var retryable []any
+	for c := int64(128); c <= 255; c++ {
+		retryable = append(retryable, c)
+	}
+	for name, want := range map[string]any{
+		"mnist-chief":  []any{"Never", restart("In", retryable...)},
+		"mnist-ps":     []any{"Never", restart("In", int64(130), int64(137))},
+		"mnist-worker": []any{"Never", restart("NotIn", int64(0))},
+	} {
+		if diff := cmp.Diff(want, rules(name)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+func TestTemplateErrorsNameFileAndLine(t *testing.T) {
+	fsys := fstest.MapFS{
+		"ok.yaml":  {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n")},
+		"bad.yaml": {Data: []byte("apiVersion: v1\n\nkind: {{ .Values.nope }}\n")},
+	}
+	r, err := New(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.RenderValues("j", "", map[string]any{})
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml:3:") {
+		t.Fatalf("err = %v, want it to name bad.yaml:3", err)
+	}
+	if _, err := New(fstest.MapFS{"x.yaml": {Data: []byte("{{ if }}")}}); err == nil || !strings.Contains(err.Error(), "x.yaml:1") {
+		t.Errorf("parse error = %v", err)
+	}
+	r, err = New(fstest.MapFS{"loop.yaml": {Data: []byte(`{{ define "a" }}{{ include "a" . }}{{ end }}{{ include "a" . }}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.RenderValues("j", "", map[string]any{}); err == nil || !strings.Contains(err.Error(), "includes itself") {
+		t.Errorf("recursive include: %v", err)
+	}
+}
+
+func TestUserTemplateSurvives(t *testing.T) {
+	j := mnist()
+	ps := &j.TFReplicaSpecs[job.Worker].Template
+	ps.Labels = map[string]string{"team": "vision", "training.kubeflow.org/job-name": "spoofed"}
+	ps.Annotations = map[string]string{"a": "b"}
+	ps.Spec.NodeSelector = map[string]string{"pool": "gpu"}
+	ps.Spec.ServiceAccountName = "trainer"
+	ps.Spec.Containers = append(ps.Spec.Containers, container("log-shipper"))
+	objs, err := newRenderer(t).Render(j, settings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sts := statefulSet(t, objs, "mnist-worker")
+	tpl := sts["spec"].(map[string]any)["template"].(map[string]any)
+	meta := tpl["metadata"].(map[string]any)
+	labels := meta["labels"].(map[string]any)
+	if labels["team"] != "vision" || labels["training.kubeflow.org/job-name"] != "mnist" {
+		t.Errorf("labels: %v", labels)
+	}
+	spec := podSpec(sts)
+	if spec["serviceAccountName"] != "trainer" || spec["nodeSelector"].(map[string]any)["pool"] != "gpu" {
+		t.Errorf("pod spec: %v", spec)
+	}
+	if got := spec["containers"].([]any)[1]; !cmp.Equal(got, map[string]any{"name": "log-shipper", "image": "tensorflow/tensorflow:2.15.0", "resources": map[string]any{}}) {
+		t.Errorf("sidecar container changed: %v", got)
+	}
+	for _, o := range objs {
+		if o.Kind() == "RoleBinding" {
+			subjects := o["subjects"].([]any)
+			if len(subjects) != 2 || subjects[1].(map[string]any)["name"] != "trainer" {
+				t.Errorf("RoleBinding subjects: %v", subjects)
+			}
+		}
 	}
 }
