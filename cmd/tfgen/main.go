@@ -6,12 +6,16 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/tfgen/tfgen/pkg/cli"
 )
 
 func main() {
+	// A short run with a small heap: collect less often (rendering 1,000
+	// jobs spends a sixth of its CPU in the collector at the default 100).
+	debug.SetGCPercent(400)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s := cli.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}

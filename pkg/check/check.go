@@ -3,43 +3,40 @@ package check
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/tfgen/tfgen/pkg/manifest"
 )
 
-// types maps every kind tfgen renders to a constructor of its Go type.
-var types = map[schema.GroupVersionKind]func() any{
-	{Version: "v1", Kind: "ConfigMap"}:                                       func() any { return &corev1.ConfigMap{} },
-	{Version: "v1", Kind: "Service"}:                                         func() any { return &corev1.Service{} },
-	{Version: "v1", Kind: "ServiceAccount"}:                                  func() any { return &corev1.ServiceAccount{} },
-	{Group: "apps", Version: "v1", Kind: "StatefulSet"}:                      func() any { return &appsv1.StatefulSet{} },
-	{Group: "apps", Version: "v1", Kind: "Deployment"}:                       func() any { return &appsv1.Deployment{} },
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"}:        func() any { return &rbacv1.Role{} },
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"}: func() any { return &rbacv1.RoleBinding{} },
-	VolcanoPodGroup:          func() any { return &VolcanoGroup{} },
-	SchedulerPluginsPodGroup: func() any { return &CoschedulingGroup{} },
+// types maps every kind tfgen renders to its Go type.
+var types = map[schema.GroupVersionKind]reflect.Type{
+	{Version: "v1", Kind: "ConfigMap"}:                                       reflect.TypeFor[corev1.ConfigMap](),
+	{Version: "v1", Kind: "Service"}:                                         reflect.TypeFor[corev1.Service](),
+	{Version: "v1", Kind: "ServiceAccount"}:                                  reflect.TypeFor[corev1.ServiceAccount](),
+	{Group: "apps", Version: "v1", Kind: "StatefulSet"}:                      reflect.TypeFor[appsv1.StatefulSet](),
+	{Group: "apps", Version: "v1", Kind: "Deployment"}:                       reflect.TypeFor[appsv1.Deployment](),
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"}:        reflect.TypeFor[rbacv1.Role](),
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"}: reflect.TypeFor[rbacv1.RoleBinding](),
+	VolcanoPodGroup:          reflect.TypeFor[VolcanoGroup](),
+	SchedulerPluginsPodGroup: reflect.TypeFor[CoschedulingGroup](),
 }
 
-// Object decodes o strictly into its Go type and checks its name and labels.
+// Object strictly decodes o into its Go type, without keeping the result,
+// and checks its name and labels. It reports every problem of the object.
 func Object(o manifest.Object) error {
 	gvk := o.GroupVersionKind()
-	newType, ok := types[gvk]
+	t, ok := types[gvk]
 	if !ok {
 		return fmt.Errorf("%s: tfgen renders no %s", o, gvk)
 	}
-	obj := newType()
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o, obj, true); err != nil {
-		return fmt.Errorf("%s: %w", o, err)
-	}
-	var errs []string
+	errs := strict(map[string]any(o), t)
 	if o.Name() == "" {
 		errs = append(errs, "metadata.name is empty")
 	}

@@ -22,7 +22,7 @@ func TestObject(t *testing.T) {
 	}{
 		{name: "valid service", doc: "apiVersion: v1\nkind: Service\nmetadata:\n  name: j-worker\n  labels: {\"a\":\"b\"}\nspec:\n  clusterIP: None\n  ports: [{\"port\":2222}]\n"},
 		{name: "unknown field", doc: "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: j\nspec:\n  template: {\"spec\":{\"containers\":[{\"name\":\"c\",\"imagee\":\"x\"}]}}\n",
-			wantErr: `StatefulSet/j: strict decoding error: unknown field "spec.template.spec.containers[0].imagee"`},
+			wantErr: `StatefulSet/j: unknown field "spec.template.spec.containers[0].imagee"`},
 		{name: "wrong type", doc: "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  ports: [{\"port\":\"x\"}]\n", wantErr: "Service/s:"},
 		{name: "unknown kind", doc: "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n", wantErr: "Pod/p: tfgen renders no /v1, Kind=Pod"},
 		{name: "bad name", doc: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n", wantErr: "ConfigMap/Bad_Name: metadata.name: a lowercase RFC 1123 subdomain"},
