@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
-
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/tfgen/tfgen/pkg/kube"
 )
@@ -20,10 +18,13 @@ type ConfigMapClient interface {
 
 var _ ConfigMapClient = (*kube.Client)(nil)
 
-// ConflictBackoff paces the retries of an update that lost a race (many
-// replicas may write at once, so the waits are short, jittered and many)
-// or met a transient error.
-var ConflictBackoff = wait.Backoff{Duration: 5 * time.Millisecond, Factor: 1.5, Jitter: 1, Steps: 40, Cap: time.Second}
+// Backoff paces the retries of an update that lost a race or met a
+// transient API error: before retry n it waits a random time up to
+// min(Max, Base<<n) ("full jitter", which spreads many replicas writing
+// at once), and it keeps retrying until the caller's context ends.
+// (client-go's wait.Backoff cannot do this: reaching its Cap ends its
+// steps, and with 50 replicas writing at once, updates then get lost.)
+var Backoff = struct{ Base, Max time.Duration }{Base: 5 * time.Millisecond, Max: time.Second}
 
 // ConfigMap is the Store of a job's record ConfigMap: the status is the
 // JSON under DataKey; updates are Get, mutate, Update with the
@@ -52,51 +53,54 @@ type apiError struct{ err error }
 func (e apiError) Error() string { return e.err.Error() }
 func (e apiError) Unwrap() error { return e.err }
 
-// retriable: a Conflict, or an API error that retrying may cure (the
-// server unreachable, overloaded or timing out), while ctx lasts.
-func retriable(ctx context.Context) func(error) bool {
-	return func(err error) bool {
+// Update implements Store. It retries from the Get on Conflict, and on
+// transient API errors, until ctx ends.
+func (c *ConfigMap) Update(ctx context.Context, mutate func(*Status) error) (*Status, error) {
+	for n := 0; ; n++ {
+		out, err := c.update(ctx, mutate)
+		if err == nil {
+			return out, nil
+		}
 		var ae apiError
-		return errors.As(err, &ae) && ctx.Err() == nil && !kube.IsPermanent(err)
+		if !errors.As(err, &ae) || kube.IsPermanent(err) {
+			return nil, fmt.Errorf("update job status in configmap %s/%s: %w", c.Namespace, c.Name, err)
+		}
+		wait := time.Duration(rand.Int64N(int64(min(Backoff.Max, Backoff.Base<<min(n, 20))) + 1))
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("update job status in configmap %s/%s: gave up after %d attempts: %w", c.Namespace, c.Name, n+1, err)
+		case <-time.After(wait):
+		}
 	}
 }
 
-// Update implements Store. It retries from the Get on Conflict, and on
-// transient API errors until ctx ends.
-func (c *ConfigMap) Update(ctx context.Context, mutate func(*Status) error) (*Status, error) {
-	var out *Status
-	err := retry.OnError(ConflictBackoff, retriable(ctx), func() error {
-		cm, err := c.Client.GetConfigMap(ctx, c.Namespace, c.Name)
-		if err != nil {
-			return apiError{err}
-		}
-		s, err := Parse(cm.Data)
-		if err != nil {
-			return err
-		}
-		if err := mutate(s); errors.Is(err, ErrNoChange) {
-			out = s
-			return nil
-		} else if err != nil {
-			return err
-		}
-		s.Recount()
-		raw, err := s.Marshal()
-		if err != nil {
-			return err
-		}
-		if cm.Data == nil {
-			cm.Data = map[string]string{}
-		}
-		cm.Data[DataKey] = raw
-		if _, err := c.Client.UpdateConfigMap(ctx, cm); err != nil {
-			return apiError{err}
-		}
-		out = s
-		return nil
-	})
+// update makes one attempt: Get, mutate, Update with the resourceVersion
+// read.
+func (c *ConfigMap) update(ctx context.Context, mutate func(*Status) error) (*Status, error) {
+	cm, err := c.Client.GetConfigMap(ctx, c.Namespace, c.Name)
 	if err != nil {
-		return nil, fmt.Errorf("update job status in configmap %s/%s: %w", c.Namespace, c.Name, err)
+		return nil, apiError{err}
 	}
-	return out, nil
+	s, err := Parse(cm.Data)
+	if err != nil {
+		return nil, err
+	}
+	if err := mutate(s); errors.Is(err, ErrNoChange) {
+		return s, nil
+	} else if err != nil {
+		return nil, err
+	}
+	s.Recount()
+	raw, err := s.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	cm.Data[DataKey] = raw
+	if _, err := c.Client.UpdateConfigMap(ctx, cm); err != nil {
+		return nil, apiError{err}
+	}
+	return s, nil
 }

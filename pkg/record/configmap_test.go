@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,7 @@ type fakeConfigMaps struct {
 	mu        sync.Mutex
 	cm        kube.ConfigMap
 	conflicts int
+	refuse    int // refuse this many writes first, as if others won each race
 }
 
 func (f *fakeConfigMaps) GetConfigMap(context.Context, string, string) (*kube.ConfigMap, error) {
@@ -35,7 +37,8 @@ func (f *fakeConfigMaps) GetConfigMap(context.Context, string, string) (*kube.Co
 func (f *fakeConfigMaps) UpdateConfigMap(_ context.Context, cm *kube.ConfigMap) (*kube.ConfigMap, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if cm.ResourceVersion != f.cm.ResourceVersion {
+	if cm.ResourceVersion != f.cm.ResourceVersion || f.refuse > 0 {
+		f.refuse--
 		f.conflicts++
 		return nil, apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, cm.Name, nil)
 	}
@@ -75,4 +78,23 @@ func TestConfigMapStoreNoLostUpdate(t *testing.T) {
 		t.Errorf("the update lost the rest of the ConfigMap: %+v", f.cm)
 	}
 	t.Logf("%d conflicts retried", f.conflicts)
+}
+
+// TestConfigMapStoreKeepsRetrying: an update that keeps losing races keeps
+// trying (past any backoff cap) until it wins or its context ends.
+func TestConfigMapStoreKeepsRetrying(t *testing.T) {
+	defer func(b struct{ Base, Max time.Duration }) { Backoff = b }(Backoff)
+	Backoff.Base, Backoff.Max = time.Microsecond, 10*time.Microsecond
+	f := &fakeConfigMaps{cm: kube.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "j", ResourceVersion: "1"}}, refuse: 200}
+	store := &ConfigMap{Client: f, Namespace: "ns", Name: "j"}
+	s, err := store.Update(context.Background(), func(s *Status) error { s.Restarts++; return nil })
+	if err != nil || s.Restarts != 1 {
+		t.Fatalf("Update = %+v, %v", s, err)
+	}
+	f.refuse = 1 << 30
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := store.Update(ctx, func(s *Status) error { s.Restarts++; return nil }); err == nil || !kube.IsConflict(err) {
+		t.Errorf("Update with the time up: %v, want the last Conflict", err)
+	}
 }

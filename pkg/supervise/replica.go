@@ -9,9 +9,10 @@ import (
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
-// storeTimeout bounds one record update, so that an unreachable API server
-// delays a restart by at most this long.
-const storeTimeout = 10 * time.Second
+// storeTimeout bounds one record update (retried on conflicts and
+// transient errors), so that an unreachable API server delays a restart by
+// at most this long; supervision then goes on with local counts.
+const storeTimeout = time.Minute
 
 // replica is what both drivers share: this replica's entry in the record,
 // and the decisions that follow each exit.

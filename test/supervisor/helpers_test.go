@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +66,11 @@ func newJob(t testing.TB, roles string, replicas map[string]int32) *job {
 	}
 	t.Cleanup(func() { cs.CoreV1().Namespaces().Delete(context.Background(), n.Name, metav1.DeleteOptions{}) })
 	j := &job{t: t, cp: cp, cs: cs, ns: n.Name, name: "j", roles: roles}
+	// No controller-manager here: the ServiceAccount admission needs the
+	// namespace's default ServiceAccount made by hand.
+	if _, err := cs.CoreV1().ServiceAccounts(j.ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: j.name, Labels: map[string]string{"app.kubernetes.io/instance": j.name}},
 		Data: map[string]string{"spec.json": "{}"}}
 	if _, err := cs.CoreV1().ConfigMaps(j.ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
@@ -159,6 +165,36 @@ func (j *job) replicas() map[string]int32 {
 		out[strings.TrimPrefix(s.Name, j.name+"-")] = *s.Spec.Replicas
 	}
 	return out
+}
+
+// waitReplicas watches the StatefulSets until their replicas are want (a
+// minute at most).
+func (j *job) waitReplicas(want map[string]int32) {
+	j.t.Helper()
+	ctx, cancel := context.WithTimeout(j.t.Context(), time.Minute)
+	defer cancel()
+	list, err := j.cs.AppsV1().StatefulSets(j.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	got := map[string]int32{}
+	for _, s := range list.Items {
+		got[strings.TrimPrefix(s.Name, j.name+"-")] = *s.Spec.Replicas
+	}
+	w, err := j.cs.AppsV1().StatefulSets(j.ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	defer w.Stop()
+	for !maps.Equal(got, want) {
+		ev, ok := <-w.ResultChan()
+		if !ok {
+			j.t.Fatalf("waiting for replicas %v: gave up at %v", want, got)
+		}
+		if s, ok := ev.Object.(*appsv1.StatefulSet); ok {
+			got[strings.TrimPrefix(s.Name, j.name+"-")] = *s.Spec.Replicas
+		}
+	}
 }
 
 // eventReasons lists the reasons of the events.k8s.io/v1 Events about pod.

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/tfgen/tfgen/pkg/record"
 )
@@ -17,24 +17,30 @@ import (
 // count, next to the sidecar's.
 type kubelet struct {
 	j   *job
-	pod *corev1.Pod
+	pod string
 }
 
 func (k *kubelet) set(restarts int32, state, last corev1.ContainerState) {
 	k.j.t.Helper()
 	now := metav1.NewTime(time.Now())
-	k.pod.Status.Phase = corev1.PodRunning
-	k.pod.Status.ContainerStatuses = []corev1.ContainerStatus{
-		{Name: "tensorflow", State: state, LastTerminationState: last, RestartCount: restarts, Image: "tf", ImageID: "tf@sha256:1",
-			ContainerID: "containerd://tf-" + string(rune('a'+restarts)), Ready: state.Running != nil, Started: new(state.Running != nil)},
-		{Name: "tfsupervisor", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}, Image: "sup", ImageID: "sup@sha256:1",
-			ContainerID: "containerd://sup", Ready: true, Started: new(true)},
-	}
-	p, err := k.j.cs.CoreV1().Pods(k.j.ns).UpdateStatus(k.j.t.Context(), k.pod, metav1.UpdateOptions{})
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		p, err := k.j.cs.CoreV1().Pods(k.j.ns).Get(k.j.t.Context(), k.pod, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		p.Status.Phase = corev1.PodRunning
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{
+			{Name: "tensorflow", State: state, LastTerminationState: last, RestartCount: restarts, Image: "tf", ImageID: "tf@sha256:1",
+				ContainerID: "containerd://tf-" + string(rune('a'+restarts)), Ready: state.Running != nil, Started: new(state.Running != nil)},
+			{Name: "tfsupervisor", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}, Image: "sup", ImageID: "sup@sha256:1",
+				ContainerID: "containerd://sup", Ready: true, Started: new(true)},
+		}
+		_, err = k.j.cs.CoreV1().Pods(k.j.ns).UpdateStatus(k.j.t.Context(), p, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
 		k.j.t.Fatal(err)
 	}
-	k.pod = p
 }
 
 func running() corev1.ContainerState {
@@ -51,7 +57,8 @@ func terminated(code int32, restarts int32) corev1.ContainerState {
 // a restart of the sidecar itself, and success.
 func TestSidecar(t *testing.T) {
 	j := newJob(t, "ps:1:2222,worker:1:2222", map[string]int32{"ps": 1, "worker": 1})
-	k := &kubelet{j: j, pod: j.pod("j-worker-0")}
+	j.pod("j-worker-0")
+	k := &kubelet{j: j, pod: "j-worker-0"}
 	// watch starts a sidecar; stop sends it SIGTERM and returns its exit
 	// code, kill kills it.
 	watch := func() (stop func() int, kill func()) {
@@ -103,9 +110,7 @@ func TestSidecar(t *testing.T) {
 	if s.Restarts != 1 {
 		t.Errorf("restarts %d, want 1: an exit was counted twice", s.Restarts)
 	}
-	if diff := cmp.Diff(map[string]int32{"ps": 0, "worker": 1}, j.replicas()); diff != "" {
-		t.Errorf("replicas after success (-want +got):\n%s", diff)
-	}
+	j.waitReplicas(map[string]int32{"ps": 0, "worker": 1})
 	if code := stop(); code != 0 {
 		t.Errorf("sidecar exit code %d, want 0", code)
 	}
