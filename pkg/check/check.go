@@ -66,10 +66,13 @@ func labelErrors(o manifest.Object) []string {
 	labels, _ := meta["labels"].(map[string]any)
 	var errs []string
 	for k, v := range labels {
+		s, _ := v.(string)
+		if labelKey(k) && labelValue(s) {
+			continue
+		}
 		for _, m := range validation.IsQualifiedName(k) {
 			errs = append(errs, fmt.Sprintf("metadata.labels[%s]: %s", k, m))
 		}
-		s, _ := v.(string)
 		for _, m := range validation.IsValidLabelValue(s) {
 			errs = append(errs, fmt.Sprintf("metadata.labels[%s]: %q: %s", k, s, m))
 		}

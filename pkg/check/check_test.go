@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/tfgen/tfgen/pkg/manifest"
 )
 
@@ -41,5 +43,20 @@ func TestObject(t *testing.T) {
 				t.Fatalf("error %v, want it to contain %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+func TestFastNamesAgree(t *testing.T) {
+	for _, s := range []string{"", "a", "a-b", "-a", "a-", "A", "a.b", "a..b", "a_b", strings.Repeat("a", 63), strings.Repeat("a", 64),
+		"app.kubernetes.io/name", "x/y/z", "/x", "x/", "Ab_c.d-9", "9a", "a b", "kueue.x-k8s.io/queue-name", strings.Repeat("a.", 130) + "a"} {
+		if dnsSubdomain(s) && len(validation.IsDNS1123Subdomain(s)) > 0 {
+			t.Errorf("dnsSubdomain(%q) accepts what apimachinery refuses", s)
+		}
+		if labelValue(s) && len(validation.IsValidLabelValue(s)) > 0 {
+			t.Errorf("labelValue(%q) accepts what apimachinery refuses", s)
+		}
+		if labelKey(s) && len(validation.IsQualifiedName(s)) > 0 {
+			t.Errorf("labelKey(%q) accepts what apimachinery refuses", s)
+		}
 	}
 }
