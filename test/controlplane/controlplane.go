@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -65,10 +66,14 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if opts.Scheduler {
 		wanted = append(wanted, "kube-scheduler")
 	}
+	var missing []string
 	for _, name := range wanted {
 		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
-			return nil, missingBinary(bin, name)
+			missing = append(missing, name)
 		}
+	}
+	if len(missing) > 0 {
+		return nil, missingBinary(bin, strings.Join(missing, ", "))
 	}
 	timeout := opts.StartTimeout
 	if timeout == 0 {
@@ -106,13 +111,24 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if err := cp.startAPIServer(ctx, bin, apiPort, etcdPort, opts.ExtraAPIServerFlags); err != nil {
 		return nil, err
 	}
+	// The controller-manager and scheduler start side by side.
+	var ready []func() error
 	if opts.ControllerManager {
-		if err := cp.startControllerManager(ctx, bin, kcmPort); err != nil {
+		wait, err := cp.startControllerManager(ctx, bin, kcmPort)
+		if err != nil {
 			return nil, err
 		}
+		ready = append(ready, wait)
 	}
 	if opts.Scheduler {
-		if err := cp.startScheduler(ctx, bin, schedPort); err != nil {
+		wait, err := cp.startScheduler(ctx, bin, schedPort)
+		if err != nil {
+			return nil, err
+		}
+		ready = append(ready, wait)
+	}
+	for _, wait := range ready {
+		if err := wait(); err != nil {
 			return nil, err
 		}
 	}
@@ -167,6 +183,13 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, bin string, port, et
 		"--service-account-signing-key-file=" + k.saKey,
 		"--service-cluster-ip-range=" + ServiceCIDR,
 		"--allow-privileged=true",
+		// Published in kube-system/extension-apiserver-authentication; without
+		// them the controller-manager and scheduler log errors all along.
+		"--requestheader-client-ca-file=" + k.caFile,
+		"--requestheader-allowed-names=front-proxy-client",
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
 		// The "kubernetes" Service cannot have a loopback endpoint.
 		"--endpoint-reconciler-type=none",
 	}
@@ -207,7 +230,9 @@ func (cp *ControlPlane) componentArgs(name string, port int) []string {
 	}
 }
 
-func (cp *ControlPlane) startControllerManager(ctx context.Context, bin string, port int) error {
+// startControllerManager launches kube-controller-manager and returns a
+// function that waits until it is ready.
+func (cp *ControlPlane) startControllerManager(ctx context.Context, bin string, port int) (func() error, error) {
 	args := append(cp.componentArgs("kube-controller-manager", port),
 		"--controllers=*",
 		"--use-service-account-credentials=true",
@@ -217,21 +242,36 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context, bin string, 
 	)
 	p, err := cp.start(bin, "kube-controller-manager", args...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return p.waitHealthy(ctx, insecureLoopbackClient, fmt.Sprintf("https://127.0.0.1:%d/healthz", port), nil)
+	return func() error {
+		if err := p.waitHealthy(ctx, insecureLoopbackClient, fmt.Sprintf("https://127.0.0.1:%d/healthz", port), nil); err != nil {
+			return err
+		}
+		// /healthz answers before the controllers run. The ServiceAccount
+		// controller starts with the others, and pods cannot be admitted
+		// before it has made a namespace's "default" ServiceAccount.
+		return p.waitFor(ctx, "ServiceAccount default/default", func(ctx context.Context) error {
+			_, err := cp.client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+			return err
+		})
+	}, nil
 }
 
-func (cp *ControlPlane) startScheduler(ctx context.Context, bin string, port int) error {
+// startScheduler launches kube-scheduler and returns a function that waits
+// until it is ready.
+func (cp *ControlPlane) startScheduler(ctx context.Context, bin string, port int) (func() error, error) {
 	p, err := cp.start(bin, "kube-scheduler", cp.componentArgs("kube-scheduler", port)...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return p.waitHealthy(ctx, insecureLoopbackClient, fmt.Sprintf("https://127.0.0.1:%d/healthz", port), nil)
+	return func() error {
+		return p.waitHealthy(ctx, insecureLoopbackClient, fmt.Sprintf("https://127.0.0.1:%d/healthz", port), nil)
+	}, nil
 }
 
 // StartTime is how long Start took, from launching etcd to the last
-// component answering its health check.
+// component being ready.
 func (cp *ControlPlane) StartTime() time.Duration { return cp.startTime }
 
 // Dir is the control plane's temporary directory: PKI, etcd data, logs.

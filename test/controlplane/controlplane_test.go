@@ -69,6 +69,7 @@ func TestStatefulSetPodsAreCreatedAndScheduled(t *testing.T) {
 			},
 		},
 	}
+	began := time.Now()
 	if _, err := cs.AppsV1().StatefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +87,7 @@ func TestStatefulSetPodsAreCreatedAndScheduled(t *testing.T) {
 		}
 		return true, nil
 	})
+	t.Logf("2 pods created and found unschedulable in %s", time.Since(began).Round(time.Millisecond))
 
 	node := readyNode(ns)
 	if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
@@ -105,6 +107,7 @@ func TestStatefulSetPodsAreCreatedAndScheduled(t *testing.T) {
 		}
 		return true, nil
 	})
+	t.Logf("both pods bound %s after the StatefulSet was created", time.Since(began).Round(time.Millisecond))
 	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -91,38 +92,48 @@ func (p *process) failure(err error) error {
 	return fmt.Errorf("%s: %w\n--- last lines of %s ---\n%s", p.name, err, p.logPath, p.tail(40))
 }
 
+// waitFor polls check until it returns nil, the process exits or ctx ends.
+func (p *process) waitFor(ctx context.Context, what string, check func(context.Context) error) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := check(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-p.done:
+			return p.failure(fmt.Errorf("exited before %s: %v", what, p.err))
+		case <-ctx.Done():
+			return p.failure(fmt.Errorf("waiting for %s: %w (last error: %v)", what, ctx.Err(), err))
+		case <-tick.C:
+		}
+	}
+}
+
 // waitHealthy polls url with client until it answers 200, the process exits
 // or ctx ends. Polling a health endpoint is the synchronisation; the interval
 // only bounds how often it is asked.
 func (p *process) waitHealthy(ctx context.Context, client *http.Client, url string, header http.Header) error {
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	var last string
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	return p.waitFor(ctx, url+" to answer 200", func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
 		for k, v := range header {
 			req.Header[k] = v
 		}
 		resp, err := client.Do(req)
-		if err == nil {
-			body := make([]byte, 4096)
-			n, _ := resp.Body.Read(body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			last = fmt.Sprintf("%s: %s: %s", url, resp.Status, body[:n])
-		} else {
-			last = err.Error()
+		if err != nil {
+			return err
 		}
-		select {
-		case <-p.done:
-			return p.failure(fmt.Errorf("exited before %s was healthy: %v", url, p.err))
-		case <-ctx.Done():
-			return p.failure(fmt.Errorf("not healthy at %s: %w (last answer: %s)", url, ctx.Err(), last))
-		case <-tick.C:
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			return fmt.Errorf("%s: %s", resp.Status, body)
 		}
-	}
+		return nil
+	})
 }
 
 // insecureLoopbackClient is for the health endpoints of the controller-manager

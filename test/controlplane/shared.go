@@ -46,7 +46,7 @@ func Shared(tb testing.TB) *ControlPlane {
 		shared.cp, shared.err = Start(context.Background(), *shared.opts)
 	})
 	if shared.err != nil {
-		tb.Fatalf("controlplane: cannot start the shared control plane: %v", shared.err)
+		tb.Fatalf("cannot start the shared control plane: %v", shared.err)
 	}
 	return shared.cp
 }
