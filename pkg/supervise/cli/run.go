@@ -48,8 +48,9 @@ func newRunCmd(stderr io.Writer) *cobra.Command {
 
 func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, stderr io.Writer) error {
 	// Relay signals first: from now on none is lost, and none kills us.
-	sigs, stop := proc.Signals()
-	defer stop()
+	// The relay is never stopped: the process ends with the command, and
+	// stopping it would cost a round trip to the runtime per signal.
+	sigs, _ := proc.Signals()
 	if err := fromEnv(fs); err != nil {
 		return err
 	}
