@@ -26,6 +26,18 @@ func (s *Status) IsTrue(t ConditionType) bool {
 // Ended reports whether the job succeeded or failed.
 func (s *Status) Ended() bool { return s.IsTrue(JobSucceeded) || s.IsTrue(JobFailed) }
 
+// Phase sums the conditions up in one word, as `tfgen status` prints it:
+// Succeeded or Failed once ended, else Suspended, Restarting, Running or
+// Created (the first that is True), or "" for a job nobody has started.
+func (s *Status) Phase() ConditionType {
+	for _, t := range []ConditionType{JobSucceeded, JobFailed, JobSuspended, JobRestarting, JobRunning, JobCreated} {
+		if s.IsTrue(t) {
+			return t
+		}
+	}
+	return ""
+}
+
 // SetCondition sets condition t to True with reason and message, the way
 // Kubeflow does: Running and Restarting exclude each other, and Succeeded or
 // Failed turn both off. lastTransitionTime only moves when status changes.

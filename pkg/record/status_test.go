@@ -21,9 +21,15 @@ func conds(s *Status) map[ConditionType]ConditionStatus {
 
 func TestConditions(t *testing.T) {
 	s := &Status{}
+	if s.Phase() != "" {
+		t.Errorf("Phase of a new job %q", s.Phase())
+	}
 	s.Start(t0)
 	s.SetCondition(JobRunning, "JobRunning", "", t0)
 	s.SetCondition(JobRestarting, "JobRestarting", "", t0.Add(time.Second))
+	if s.Phase() != JobRestarting {
+		t.Errorf("Phase %q, want Restarting", s.Phase())
+	}
 	if diff := cmp.Diff(map[ConditionType]ConditionStatus{JobCreated: ConditionTrue, JobRunning: ConditionFalse, JobRestarting: ConditionTrue}, conds(s)); diff != "" {
 		t.Errorf("after Restarting (-want +got):\n%s", diff)
 	}
@@ -40,6 +46,9 @@ func TestConditions(t *testing.T) {
 	want := map[ConditionType]ConditionStatus{JobCreated: ConditionTrue, JobRunning: ConditionFalse, JobRestarting: ConditionFalse, JobFailed: ConditionTrue}
 	if diff := cmp.Diff(want, conds(s)); diff != "" {
 		t.Errorf("after Finish (-want +got):\n%s", diff)
+	}
+	if s.Phase() != JobFailed {
+		t.Errorf("Phase %q, want Failed", s.Phase())
 	}
 	if !s.Ended() || !s.CompletionTime.Time.Equal(t0.Add(4*time.Second)) {
 		t.Errorf("ended %v at %v: the first outcome must stick", s.Ended(), s.CompletionTime)

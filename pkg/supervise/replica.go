@@ -14,6 +14,9 @@ import (
 // at most this long; supervision then goes on with local counts.
 const storeTimeout = time.Minute
 
+// flushTimeout bounds the wait for reports to be delivered.
+const flushTimeout = 10 * time.Second
+
 // replica is what both drivers share: this replica's entry in the record,
 // and the decisions that follow each exit.
 type replica struct {
@@ -157,7 +160,7 @@ func (r *replica) state() string {
 
 // flush delivers the queued reports, waiting at most a few seconds.
 func (r *replica) flush(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
 	if err := r.rep.Flush(ctx); err != nil {
 		r.cfg.Logf("deliver reports: %v", err)
