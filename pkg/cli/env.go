@@ -69,8 +69,8 @@ func newEnvCmd(s Streams) *cobra.Command {
 		Use:   "env -f PATH --replica TYPE-INDEX [flags]",
 		Short: "Print the environment tfsupervisor gives one replica",
 		Long:  envLong,
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.input.Files = append(o.input.Files, args...) // -f a.yaml b.yaml, as a shell glob expands
 			if err := o.Validate(); err != nil {
 				return err
 			}

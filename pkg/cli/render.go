@@ -71,8 +71,8 @@ func newRenderCmd(s Streams) *cobra.Command {
 		Use:   "render -f PATH... [flags]",
 		Short: "Render training jobs into plain Kubernetes objects",
 		Long:  renderLong,
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.input.Files = append(o.input.Files, args...) // -f a.yaml b.yaml, as a shell glob expands
 			if err := o.Validate(); err != nil {
 				return err
 			}

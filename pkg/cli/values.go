@@ -48,8 +48,8 @@ func newValuesCmd(s Streams) *cobra.Command {
 		Use:   "values -f PATH [flags]",
 		Short: "Print the Helm chart values of a job",
 		Long:  valuesLong,
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.input.Files = append(o.input.Files, args...) // -f a.yaml b.yaml, as a shell glob expands
 			if err := o.Validate(); err != nil {
 				return err
 			}
