@@ -37,8 +37,8 @@ type Options struct {
 // ServiceCIDR is the cluster's Service IP range.
 const ServiceCIDR = "10.0.0.0/24"
 
-// ControlPlane is a running control plane. Its methods are safe for
-// concurrent use.
+// ControlPlane is a running control plane. All its methods but Stop are
+// safe for concurrent use.
 type ControlPlane struct {
 	dir        string
 	kubeconfig string
@@ -99,29 +99,26 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if cp.pki, err = newPKI(dir, serviceIP); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(5)
+	// Each port is chosen just before its process binds it: a port chosen
+	// early could meanwhile become the local port of some connection.
+	etcdPort, err := cp.startEtcd(ctx, bin)
 	if err != nil {
 		return nil, err
 	}
-	etcdPort, etcdPeerPort, apiPort, kcmPort, schedPort := ports[0], ports[1], ports[2], ports[3], ports[4]
-
-	if err := cp.startEtcd(ctx, bin, etcdPort, etcdPeerPort); err != nil {
-		return nil, err
-	}
-	if err := cp.startAPIServer(ctx, bin, apiPort, etcdPort, opts.ExtraAPIServerFlags); err != nil {
+	if err := cp.startAPIServer(ctx, bin, etcdPort, opts.ExtraAPIServerFlags); err != nil {
 		return nil, err
 	}
 	// The controller-manager and scheduler start side by side.
 	var ready []func() error
 	if opts.ControllerManager {
-		wait, err := cp.startControllerManager(ctx, bin, kcmPort)
+		wait, err := cp.startControllerManager(ctx, bin)
 		if err != nil {
 			return nil, err
 		}
 		ready = append(ready, wait)
 	}
 	if opts.Scheduler {
-		wait, err := cp.startScheduler(ctx, bin, schedPort)
+		wait, err := cp.startScheduler(ctx, bin)
 		if err != nil {
 			return nil, err
 		}
@@ -145,9 +142,14 @@ func (cp *ControlPlane) start(bin, name string, args ...string) (*process, error
 	return p, nil
 }
 
-func (cp *ControlPlane) startEtcd(ctx context.Context, bin string, port, peerPort int) error {
-	client := fmt.Sprintf("http://127.0.0.1:%d", port)
-	peer := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
+// startEtcd starts etcd, waits until it is healthy and returns its client port.
+func (cp *ControlPlane) startEtcd(ctx context.Context, bin string) (int, error) {
+	ports, err := freePorts(2)
+	if err != nil {
+		return 0, err
+	}
+	client := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	peer := fmt.Sprintf("http://127.0.0.1:%d", ports[1])
 	p, err := cp.start(bin, "etcd",
 		"--name=default",
 		"--data-dir="+filepath.Join(cp.dir, "etcd"),
@@ -160,13 +162,17 @@ func (cp *ControlPlane) startEtcd(ctx context.Context, bin string, port, peerPor
 		"--log-level=warn",
 	)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return p.waitHealthy(ctx, http.DefaultClient, client+"/health", nil)
+	return ports[0], p.waitHealthy(ctx, http.DefaultClient, client+"/health", nil)
 }
 
-func (cp *ControlPlane) startAPIServer(ctx context.Context, bin string, port, etcdPort int, extra []string) error {
+func (cp *ControlPlane) startAPIServer(ctx context.Context, bin string, etcdPort int, extra []string) error {
 	k := cp.pki
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
 	args := []string{
 		"--advertise-address=127.0.0.1",
 		"--bind-address=127.0.0.1",
@@ -232,7 +238,11 @@ func (cp *ControlPlane) componentArgs(name string, port int) []string {
 
 // startControllerManager launches kube-controller-manager and returns a
 // function that waits until it is ready.
-func (cp *ControlPlane) startControllerManager(ctx context.Context, bin string, port int) (func() error, error) {
+func (cp *ControlPlane) startControllerManager(ctx context.Context, bin string) (func() error, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
 	args := append(cp.componentArgs("kube-controller-manager", port),
 		"--controllers=*",
 		"--use-service-account-credentials=true",
@@ -260,7 +270,11 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context, bin string, 
 
 // startScheduler launches kube-scheduler and returns a function that waits
 // until it is ready.
-func (cp *ControlPlane) startScheduler(ctx context.Context, bin string, port int) (func() error, error) {
+func (cp *ControlPlane) startScheduler(ctx context.Context, bin string) (func() error, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
 	p, err := cp.start(bin, "kube-scheduler", cp.componentArgs("kube-scheduler", port)...)
 	if err != nil {
 		return nil, err

@@ -166,6 +166,14 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
+func freePort() (int, error) {
+	ports, err := freePorts(1)
+	if err != nil {
+		return 0, err
+	}
+	return ports[0], nil
+}
+
 // binDir is $TFGEN_BIN, or bin/ at the root of the tfgen module.
 func binDir() (string, error) {
 	if d := os.Getenv("TFGEN_BIN"); d != "" {
