@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -207,5 +208,37 @@ func TestAdminKubeconfig(t *testing.T) {
 	}
 	if groups := review.Status.UserInfo.Groups; !slices.Contains(groups, "system:masters") {
 		t.Errorf("admin groups %v, want system:masters", groups)
+	}
+}
+
+// tfgen renders container-level restartPolicyRules (ContainerRestartRules,
+// beta and on by default since 1.35): the API server must keep them.
+func TestContainerRestartRulesAreKept(t *testing.T) {
+	cp := controlplane.Shared(t)
+	cs := cp.Client()
+	ns := namespace(t, cs)
+	rules := []corev1.ContainerRestartRule{{
+		Action: corev1.ContainerRestartRuleActionRestart,
+		ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{
+			Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{42},
+		},
+	}}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "rules"},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{
+				Name: "main", Image: "example.invalid/worker:1",
+				RestartPolicy:      new(corev1.ContainerRestartPolicyNever),
+				RestartPolicyRules: rules,
+			}},
+		},
+	}
+	got, err := cs.CoreV1().Pods(ns).Create(t.Context(), pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rules, got.Spec.Containers[0].RestartPolicyRules); diff != "" {
+		t.Errorf("restartPolicyRules after create (-sent +kept):\n%s", diff)
 	}
 }
