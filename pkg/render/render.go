@@ -15,6 +15,9 @@ import (
 	"github.com/tfgen/tfgen/pkg/values"
 )
 
+// Object is one rendered object as plain data.
+type Object = manifest.Object
+
 // Renderer holds parsed templates; it is safe for concurrent use.
 type Renderer struct {
 	tmpl *template.Template
@@ -65,7 +68,7 @@ func New(fsys fs.FS) (*Renderer, error) {
 
 // Render returns the objects of job j rendered with settings s, in the
 // order Helm installs them (by kind, then template order).
-func (r *Renderer) Render(j *job.Job, s job.Settings) (objs []manifest.Object, err error) {
+func (r *Renderer) Render(j *job.Job, s job.Settings) (objs []Object, err error) {
 	vals, err := values.Build(j, s)
 	if err != nil {
 		return nil, err
@@ -77,7 +80,7 @@ func (r *Renderer) Render(j *job.Job, s job.Settings) (objs []manifest.Object, e
 // as `helm template name -n namespace -f values` would. The message of a
 // template's fail or required is returned as it is; other errors keep
 // text/template's "template: FILE:LINE:COL: ..." location.
-func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (objs []manifest.Object, err error) {
+func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (objs []Object, err error) {
 	t := r.tmpl
 	release := map[string]any{
 		"Name": name, "Namespace": namespace, "Service": "tfgen",
