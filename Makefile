@@ -2,8 +2,9 @@
 SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# Evaluated once, so every artefact of one run carries the same stamp.
+VERSION := $(or $(VERSION),$(shell git describe --tags --always --dirty 2>/dev/null),dev)
+COMMIT := $(or $(COMMIT),$(shell git rev-parse --short HEAD 2>/dev/null),unknown)
 LDFLAGS := -s -w -X github.com/tfgen/tfgen/pkg/version.Version=$(VERSION) -X github.com/tfgen/tfgen/pkg/version.Commit=$(COMMIT)
 export PATH := $(BIN):$(PATH)
 
@@ -26,7 +27,8 @@ lint:
 unit: build
 	$(GO) test -count=1 ./pkg/... ./cmd/...
 
-fuzz:
+fuzz: ## Short fuzz runs over decoding and rendering.
+	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=15s -fuzzminimizetime=2s ./pkg/dialect/
 	$(GO) test -run='^$$' -fuzz=FuzzRender -fuzztime=20s -fuzzminimizetime=2s ./pkg/render/
 
 e2e: build tools
