@@ -53,9 +53,10 @@ func New(cfg *rest.Config) (*Client, error) {
 	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
 	c.ContentType = runtime.ContentTypeJSON
 	c.AcceptContentTypes = runtime.ContentTypeJSON
-	if c.QPS == 0 {
-		c.QPS, c.Burst = 50, 100
-	}
+	// No client-side rate limit (client-go's default is 5 requests a
+	// second): a supervisor makes a few calls per exit, and a restart must
+	// not wait for a token; the API server's priority and fairness applies.
+	c.QPS, c.RateLimiter = -1, nil
 	if c.UserAgent == "" {
 		c.UserAgent = UserAgent
 	}

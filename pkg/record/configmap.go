@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/kube"
@@ -29,11 +31,21 @@ var Backoff = struct{ Base, Max time.Duration }{Base: 5 * time.Millisecond, Max:
 // ConfigMap is the Store of a job's record ConfigMap: the status is the
 // JSON under DataKey; updates are Get, mutate, Update with the
 // resourceVersion read, retried from the Get on Conflict.
+//
+// An update starts from the ConfigMap as this store last read or wrote
+// it, when it has one, and reads it again only after a Conflict: a
+// replica is often the last to have written, and its restart then costs
+// one round trip instead of two. The write lands only if that copy was
+// current, so nothing is decided on stale data except what cannot go
+// stale: that the job has ended, and this replica's own entry.
 type ConfigMap struct {
 	// Client makes the calls.
 	Client ConfigMapClient
 	// Namespace and Name of the record ConfigMap (the job's name).
 	Namespace, Name string
+
+	mu   sync.Mutex
+	last *kube.ConfigMap // as last read or written
 }
 
 var _ Store = (*ConfigMap)(nil)
@@ -74,12 +86,16 @@ func (c *ConfigMap) Update(ctx context.Context, mutate func(*Status) error) (*St
 	}
 }
 
-// update makes one attempt: Get, mutate, Update with the resourceVersion
-// read.
+// update makes one attempt: Get (or take the last copy), mutate, Update
+// with the resourceVersion read.
 func (c *ConfigMap) update(ctx context.Context, mutate func(*Status) error) (*Status, error) {
-	cm, err := c.Client.GetConfigMap(ctx, c.Namespace, c.Name)
-	if err != nil {
-		return nil, apiError{err}
+	cm := c.cached()
+	if cm == nil {
+		var err error
+		if cm, err = c.Client.GetConfigMap(ctx, c.Namespace, c.Name); err != nil {
+			return nil, apiError{err}
+		}
+		c.remember(cm)
 	}
 	s, err := Parse(cm.Data)
 	if err != nil {
@@ -99,8 +115,34 @@ func (c *ConfigMap) update(ctx context.Context, mutate func(*Status) error) (*St
 		cm.Data = map[string]string{}
 	}
 	cm.Data[DataKey] = raw
-	if _, err := c.Client.UpdateConfigMap(ctx, cm); err != nil {
+	out, err := c.Client.UpdateConfigMap(ctx, cm)
+	if err != nil {
+		c.remember(nil)
 		return nil, apiError{err}
 	}
+	c.remember(out)
 	return s, nil
+}
+
+// cached returns a copy of the ConfigMap as last read or written, or nil.
+func (c *ConfigMap) cached() *kube.ConfigMap {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil {
+		return nil
+	}
+	cm := *c.last
+	cm.Data = maps.Clone(c.last.Data)
+	return &cm
+}
+
+func (c *ConfigMap) remember(cm *kube.ConfigMap) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = cm
+	if cm != nil {
+		c.last = &kube.ConfigMap{}
+		*c.last = *cm
+		c.last.Data = maps.Clone(cm.Data)
+	}
 }

@@ -21,11 +21,13 @@ type fakeConfigMaps struct {
 	cm        kube.ConfigMap
 	conflicts int
 	refuse    int // refuse this many writes first, as if others won each race
+	gets      int
 }
 
 func (f *fakeConfigMaps) GetConfigMap(context.Context, string, string) (*kube.ConfigMap, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.gets++
 	c := f.cm
 	c.Data = map[string]string{}
 	for k, v := range f.cm.Data {
@@ -96,5 +98,27 @@ func TestConfigMapStoreKeepsRetrying(t *testing.T) {
 	defer cancel()
 	if _, err := store.Update(ctx, func(s *Status) error { s.Restarts++; return nil }); err == nil || !kube.IsConflict(err) {
 		t.Errorf("Update with the time up: %v, want the last Conflict", err)
+	}
+}
+
+// TestConfigMapStoreReadsOnlyAfterConflict: a writer that was the last to
+// write does not read before its next write; after someone else wrote, it
+// reads again and loses nothing.
+func TestConfigMapStoreReadsOnlyAfterConflict(t *testing.T) {
+	f := &fakeConfigMaps{cm: kube.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "j", ResourceVersion: "1"}}}
+	a, b := &ConfigMap{Client: f, Namespace: "ns", Name: "j"}, &ConfigMap{Client: f, Namespace: "ns", Name: "j"}
+	inc := func(s *Status) error { s.Restarts++; return nil }
+	for range 3 {
+		if _, err := a.Update(context.Background(), inc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.gets != 1 {
+		t.Errorf("%d reads for 3 writes in a row, want 1", f.gets)
+	}
+	b.Update(context.Background(), inc)
+	s, err := a.Update(context.Background(), inc)
+	if err != nil || s.Restarts != 5 {
+		t.Errorf("after another writer: %+v, %v; want 5 restarts", s, err)
 	}
 }

@@ -94,3 +94,27 @@ func vmRSS(pid int) float64 {
 	}
 	return 0
 }
+
+// BenchmarkRestartWithAPI measures a restart cycle with zero backoff when
+// every exit and restart is written to the record on the API server
+// (/bin/true under Always, 50 restarts per run).
+func BenchmarkRestartWithAPI(b *testing.B) {
+	const cycles = 51
+	var total time.Duration
+	n := 0
+	for b.Loop() {
+		j := newJob(b, "worker:1:2222", map[string]int32{"worker": 1})
+		j.pod("j-worker-0")
+		cmd := j.supervisor("j-worker-0", j.cp.Kubeconfig(), "run", "--restart-policy", "Always", "--max-restarts", strconv.Itoa(cycles-1), "--", "/bin/true")
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v\n%s", err, out)
+		}
+		total += time.Since(start)
+		n++
+		if s := j.status(); s.Restarts != cycles-1 {
+			b.Fatalf("restarts %d", s.Restarts)
+		}
+	}
+	b.ReportMetric(float64(total)/float64(n*cycles)/1e6, "ms/cycle-api")
+}

@@ -102,15 +102,22 @@ wait; wait`
 }
 
 // TestLeftoversKilled: when the process exits, the rest of its group goes
-// too. The grandchild holds a pipe open; EOF means it is gone.
+// too. The grandchild holds a pipe open; EOF means it is gone. The process
+// exits only once the grandchild holds the pipe.
 func TestLeftoversKilled(t *testing.T) {
-	hold := fifo(t, "hold")
-	p := run(t, []string{"HOLD=" + hold}, "sh", "-c", `sleep 600 > "$HOLD" & exit 0`)
+	hold, release := fifo(t, "hold"), fifo(t, "release")
+	p := run(t, []string{"HOLD=" + hold, "RELEASE=" + release}, "sh", "-c", `sleep 600 > "$HOLD" & read x < "$RELEASE"; exit 0`)
 	r, err := os.Open(hold) // returns once the grandchild opened it
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	w, err := os.OpenFile(release, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteString("go\n")
+	w.Close()
 	<-p.Done()
 	if _, err := io.ReadAll(r); err != nil {
 		t.Fatal(err)
