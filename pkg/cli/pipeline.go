@@ -55,6 +55,9 @@ func load(o *inputOptions, stdin io.Reader) (*loaded, error) {
 		res, err := dialect.Decode(doc, dialect.Options{Strict: o.Strict})
 		l.warnings = append(l.warnings, res.Warnings...)
 		if err != nil {
+			if res.Job != nil {
+				err = dialect.MergeErrors(err, validate.Job(res.Job))
+			}
 			l.problems.add(err)
 			continue
 		}

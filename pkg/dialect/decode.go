@@ -24,7 +24,10 @@ type Options struct {
 // Result is a decoded document.
 type Result struct {
 	// Job is the canonical job, defaulted; nil for a pass-through document
-	// or when decoding failed.
+	// or when the document could not be read as a job at all. With a
+	// conversion *Error it is the job as far as it converted, for
+	// validation to report its further problems (see MergeErrors); it must
+	// not be rendered.
 	Job *job.Job
 	// Passthrough is true for a document of a kind that is not a training
 	// job: the caller writes it out unchanged.
@@ -85,7 +88,7 @@ func Decode(doc input.Document, opts Options) (Result, error) {
 	for i, w := range c.Warnings {
 		res.Warnings[i] = e.Prefix() + w
 	}
-	if len(c.Errs) > 0 || j == nil {
+	if j == nil {
 		e.Errs = c.Errs
 		if len(e.Errs) == 0 {
 			e.Errs = field.ErrorList{field.InternalError(field.NewPath("spec"), errors.New("the document could not be converted"))}
@@ -94,6 +97,12 @@ func Decode(doc input.Document, opts Options) (Result, error) {
 	}
 	job.SetDefaults(j)
 	res.Job = j
+	if len(c.Errs) > 0 {
+		// The job comes back too, so that validation can add its own
+		// problems and the user sees every one at once.
+		e.Errs = c.Errs
+		return res, e
+	}
 	return res, nil
 }
 

@@ -72,3 +72,43 @@ func JobError(j *job.Job, errs field.ErrorList) error {
 	}
 	return &Error{File: j.Source.File, Index: j.Source.Index, Kind: j.Source.Kind, Name: j.Name, Errs: errs}
 }
+
+// MergeErrors adds the validation problems errs of a partly converted job to
+// its conversion error err (an *Error). A problem about a field related to
+// one already reported (the same replica, a parent or a child) is left out:
+// it is most likely a consequence of the first, such as a replica type that
+// was dropped or a misspelt template.
+func MergeErrors(err error, errs field.ErrorList) error {
+	e, ok := err.(*Error)
+	if !ok {
+		return err
+	}
+	reported := e.Errs
+	for _, fe := range errs {
+		if !relatedToAny(fe.Field, reported) {
+			e.Errs = append(e.Errs, fe)
+		}
+	}
+	return e
+}
+
+func relatedToAny(path string, errs field.ErrorList) bool {
+	for _, fe := range errs {
+		if within(path, fe.Field) || within(fe.Field, path) || sameRoot(path, fe.Field) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path is base or a field below it.
+func within(path, base string) bool {
+	return path == base || strings.HasPrefix(path, base+".") || strings.HasPrefix(path, base+"[")
+}
+
+// sameRoot reports whether both paths lie in the same keyed or indexed
+// element: spec.tfReplicaSpecs[Worker].x and spec.tfReplicaSpecs[Worker].y.
+func sameRoot(a, b string) bool {
+	i := strings.IndexByte(a, ']')
+	return i > 0 && len(b) > i && a[:i+1] == b[:i+1]
+}
