@@ -8,7 +8,7 @@ COMMIT := $(or $(COMMIT),$(shell git rev-parse --short HEAD 2>/dev/null),unknown
 LDFLAGS := -s -w -X github.com/tfgen/tfgen/pkg/version.Version=$(VERSION) -X github.com/tfgen/tfgen/pkg/version.Commit=$(COMMIT)
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test unit e2e fuzz bench tools lint clean image image-test release
+.PHONY: all build test unit e2e fuzz bench tools lint clean image image-test release chart
 
 all: build
 
@@ -19,6 +19,9 @@ build: ## Build tfgen and the static tfsupervisor into bin/.
 
 tools: ## Install the control plane, etcd and helm into bin/ (pinned, cached).
 	@hack/tools/install.sh $(BIN)
+
+chart: ## Copy templates/ into charts/tfjob/templates, the chart's generated copy (test/helm fails on drift).
+	@hack/gen-chart.sh
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1; }

@@ -14,13 +14,12 @@ replica type as JSON array members, each with a leading comma.
 {{- $v := .root.Values }}
 {{- $tfgen := get $v "tfgen" | default dict }}
 {{- $specs := get $v (ternary "mxReplicaSpecs" "tfReplicaSpecs" .mx) }}
-{{- $port := ternary 9091 2222 .mx }}
 {{- $roles := list }}
 {{- $total := 0 }}
 {{- range $type := keys $specs | sortAlpha }}
 {{- $s := get $specs $type }}
 {{- $n := 1 }}{{ if hasKey $s "replicas" }}{{ $n = int $s.replicas }}{{ end }}
-{{- $p := $port }}{{ if hasKey $s "port" }}{{ $p = int $s.port }}{{ end }}
+{{- $p := 0 }}{{ if hasKey $s "port" }}{{ $p = int $s.port }}{{ else }}{{ $p = include "tfjob.defaultPort" (dict "spec" $s "mx" $.mx) | atoi }}{{ end }}
 {{- $total = add $total $n }}
 {{- $roles = append $roles (dict "type" (lower $type) "n" $n "port" $p "label" (get $s "label")) }}
 {{- end }}

@@ -32,13 +32,31 @@ of every object of the job as JSON members: tfgen's, then the job's own
 {{/*
 tfjob.roles: (dict "specs" SPECS "types" TYPES "mx" MX) prints the layout in
 pkg/cluster.EncodeRoles form, "chief:1:2222,ps:2:2222,worker:3:2222": types
-sorted, replicas default 1, port default 2222 (9091 for MXNet), MXTune label.
+sorted, replicas default 1, port default tfjob.defaultPort, MXTune label.
 */}}
 {{- define "tfjob.roles" -}}
-{{- $port := ternary 9091 2222 .mx }}
 {{- range $i, $type := .types }}
 {{- $s := get $.specs $type }}
-{{- if $i }},{{ end }}{{ lower $type }}:{{ if hasKey $s "replicas" }}{{ int64 $s.replicas }}{{ else }}1{{ end }}:{{ if hasKey $s "port" }}{{ int64 $s.port }}{{ else }}{{ $port }}{{ end }}
+{{- if $i }},{{ end }}{{ lower $type }}:{{ if hasKey $s "replicas" }}{{ int64 $s.replicas }}{{ else }}1{{ end }}:{{ if hasKey $s "port" }}{{ int64 $s.port }}{{ else }}{{ include "tfjob.defaultPort" (dict "spec" $s "mx" $.mx) }}{{ end }}
 {{- with get $s "label" }}:{{ . }}{{ end }}
 {{- end }}
+{{- end }}
+
+{{/*
+tfjob.defaultPort: (dict "spec" REPLICASPEC "mx" MX) the port of a replica spec
+that sets none (values pasted from a Kubeflow spec; tfgen always sets it), as
+Kubeflow finds it: the training container's port named tfjob-port
+(mxjob-port), else 2222 (9091).
+*/}}
+{{- define "tfjob.defaultPort" -}}
+{{- $port := ternary 9091 2222 .mx }}
+{{- $container := ternary "mxnet" "tensorflow" .mx }}
+{{- $portName := ternary "mxjob-port" "tfjob-port" .mx }}
+{{- range dig "template" "spec" "containers" list .spec }}
+{{- if eq (get . "name") $container }}
+{{- range get . "ports" | default list }}{{ if eq (get . "name") $portName }}{{ $port = int64 .containerPort }}{{ break }}{{ end }}{{ end }}
+{{- break }}
+{{- end }}
+{{- end }}
+{{- $port }}
 {{- end }}

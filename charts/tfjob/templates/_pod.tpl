@@ -1,0 +1,128 @@
+{{/*
+tfjob.podTemplate: (dict "ctx" CTX "type" TYPE "t" LOWERTYPE "spec" REPLICASPEC)
+the pod template of one replica type, as one line of JSON. CTX holds the
+job-wide facts statefulsets.yaml computes once.
+
+The user's template survives: only the training container changes (its
+command wrapped, or kept with a tfsupervisor container beside it), and tfgen
+adds its init container, the tfgen-bin volume, GPU mounts, labels,
+annotations and scheduling fields. Objects are spliced as JSON text: the
+user's fields with toJson, tfgen's as literals.
+*/}}
+{{- define "tfjob.podTemplate" -}}
+{{- $ctx := .ctx }}
+{{- $job := $ctx.job }}
+{{- $type := .type }}
+{{- $t := .t }}
+{{- $spec := .spec }}
+{{- $tpl := $spec.template }}
+{{- $meta := $tpl.metadata | default dict }}
+{{- $ps := $tpl.spec }}
+{{- $containers := $ps.containers }}
+{{- if not $containers }}{{ fail (printf "replica type %s: the pod template has no containers" $type) }}{{ end }}
+
+{{- /* The training container is the one named tensorflow (mxnet), else the first. */}}
+{{- $ti := 0 }}
+{{- range $i, $c := $containers }}{{ if eq $c.name $ctx.container }}{{ $ti = $i }}{{ break }}{{ end }}{{ end }}
+{{- $tc := index $containers $ti }}
+{{- $sidecar := not (get $tc "command") }}
+{{- if and $sidecar (semverCompare "<1.35-0" $ctx.kubeVersion) }}
+{{- fail (printf "replica type %s: container %q has no command, so it would run in sidecar mode, which needs container restart rules (Kubernetes 1.35 or later), but the target is Kubernetes %s; give the container a command, map its image with --image-entrypoints, or target a newer Kubernetes (--kube-version)" $type $tc.name $ctx.kubeVersion) }}
+{{- end }}
+
+{{- /* tfsupervisor flags (docs/contract.md): the job's, then this replica type's. */}}
+{{- $policy := get $spec "restartPolicy" | default "Never" }}
+{{- $flags := printf `%s,"--replica-type","%s","--restart-policy","%s"` $ctx.flags $t $policy }}
+{{- with get $spec "retryableExitCodes" }}{{ $flags = printf `%s,"--retryable-exit-codes","%s"` $flags (join "," .) }}{{ end }}
+{{- if hasKey $spec "maxRestarts" }}{{ $flags = printf `%s,"--max-restarts","%d"` $flags (int64 $spec.maxRestarts) }}{{ end }}
+{{- $grace := 30 }}{{ if hasKey $ps "terminationGracePeriodSeconds" }}{{ $grace = int64 $ps.terminationGracePeriodSeconds }}{{ end }}
+{{- $flags = printf `%s,"--grace-period","%ds"` $flags $grace }}
+
+{{- $podEnv := `{"name":"POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"POD_NAMESPACE","valueFrom":{"fieldRef":{"fieldPath":"metadata.namespace"}}}` }}
+{{- $own := `"resources":{"limits":{"memory":"64Mi"},"requests":{"cpu":"10m","memory":"32Mi"}},"securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65532,"seccompProfile":{"type":"RuntimeDefault"}}` }}
+{{- $acc := $ctx.accelerators }}
+{{- $userVols := get $ps "volumes" }}
+{{- $gpuVols := "" }}
+{{- $volNames := dict }}
+{{- if $acc }}{{ range $userVols | default list }}{{ $_ := set $volNames .name true }}{{ end }}{{ end -}}
+
+{"metadata":{
+{{- /* Labels: the user's, then tfgen's (which win). */ -}}
+"labels":{"app.kubernetes.io/component":"{{ $t }}","app.kubernetes.io/instance":"{{ $job.name }}","app.kubernetes.io/managed-by":"tfgen","app.kubernetes.io/name":"{{ if $job.mx }}mxjob{{ else }}tfjob{{ end }}","training.kubeflow.org/job-name":"{{ $job.name }}","training.kubeflow.org/replica-type":"{{ $t }}"{{ $ctx.podLabels }}
+{{- with get $meta "labels" }}{{ $u := omit . "app.kubernetes.io/component" "app.kubernetes.io/instance" "app.kubernetes.io/managed-by" "app.kubernetes.io/name" "training.kubeflow.org/job-name" "training.kubeflow.org/replica-type" "kueue.x-k8s.io/queue-name" "scheduling.x-k8s.io/pod-group" | toJson }}{{ if ne $u "{}" }},{{ trimPrefix "{" $u | trimSuffix "}" }}{{ end }}{{ end -}}
+}
+{{- if $ctx.annotations }},"annotations":{{ merge (dict) $ctx.annotations (get $meta "annotations" | default dict) | toJson }}
+{{- else }}{{ with get $meta "annotations" }},"annotations":{{ toJson . }}{{ end }}{{ end }}
+{{- with omit $meta "labels" "annotations" }},{{ toJson . | trimPrefix "{" | trimSuffix "}" }}{{ end -}}
+},"spec":{"containers":[
+
+{{- range $i, $c := $containers }}
+{{- if $i }},{{ end }}
+{{- $env := get $c "env" }}
+{{- $mounts := get $c "volumeMounts" }}
+
+{{- /* GPU patching: hostPath volumes, mounts and env for each accelerator resource the container asks for. */}}
+{{- $gpuEnv := "" }}{{ $gpuMounts := "" }}
+{{- if $acc }}
+{{- $lim := dig "resources" "limits" dict $c }}{{ $req := dig "resources" "requests" dict $c }}
+{{- range $rn, $a := $acc }}
+{{- if or (hasKey $lim $rn) (hasKey $req $rn) }}
+{{- range $av := get $a "volumes" }}
+{{- $gpuMounts = printf `%s,{"mountPath":%s,"name":%s}` $gpuMounts (toJson $av.mountPath) (toJson $av.name) }}
+{{- if not (hasKey $volNames $av.name) }}
+{{- $gpuVols = printf `%s{"hostPath":{"path":%s},"name":%s},` $gpuVols (toJson $av.hostPath) (toJson $av.name) }}
+{{- $_ := set $volNames $av.name true }}
+{{- end }}
+{{- end }}
+{{- with get $a "envVars" }}{{ $gpuEnv = printf "%s,%s" $gpuEnv (toJson . | trimPrefix "[" | trimSuffix "]") }}{{ end }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- if eq $i $ti }}
+{{- /* The training container. POD_NAME and POD_NAMESPACE come first so that
+       the user's env may refer to them, unless the user defines them. */}}
+{{- $envText := $podEnv }}
+{{- with $env }}
+{{- $u := toJson . | trimPrefix "[" | trimSuffix "]" }}
+{{- if contains `"POD_N` $u }}
+{{- $pre := list }}
+{{- range list "POD_NAME" "POD_NAMESPACE" }}{{ if not (contains (printf `"name":"%s"` .) $u) }}{{ $pre = append $pre (printf `{"name":"%s","valueFrom":{"fieldRef":{"fieldPath":"metadata.%s"}}}` . (ternary "name" "namespace" (eq . "POD_NAME"))) }}{{ end }}{{ end }}
+{{- $envText = join "," (append $pre $u) }}
+{{- else }}{{ $envText = printf "%s,%s" $podEnv $u }}
+{{- end }}
+{{- end }}
+{{- with $gpuEnv }}{{ $envText = printf "%s%s" $envText . }}{{ end }}
+{{- $mountText := `{"mountPath":"/tfgen/bin","name":"tfgen-bin","readOnly":true}` }}
+{{- with $mounts }}{{ $mountText = printf "%s,%s" (toJson . | trimPrefix "[" | trimSuffix "]") $mountText }}{{ end }}
+{{- with $gpuMounts }}{{ $mountText = printf "%s%s" $mountText . }}{{ end }}
+{{- if $sidecar }}
+{{- /* Sidecar mode: TF_CONFIG (or DMLC_*) by env expansion of the pod index;
+       the kubelet restarts the container by its exit code. A container that
+       exited 0 has finished its work and is never restarted, so OnFailure
+       and Always both restart on a non-zero exit only. */ -}}
+{"env":[{{ $envText }},{"name":"TFGEN_POD_INDEX","valueFrom":{"fieldRef":{"fieldPath":"metadata.labels['apps.kubernetes.io/pod-index']"}}}{{ include "tfjob.clusterEnv" (dict "root" $ctx.root "type" $type "mx" $job.mx) }}],"volumeMounts":[{{ $mountText }}],"restartPolicy":"Never"
+{{- if eq $policy "ExitCode" }},"restartPolicyRules":[{"action":"Restart","exitCodes":{"operator":"In","values":{{ get $spec "retryableExitCodes" | default (untilStep 128 256 1) | toJson }}}}]
+{{- else if or (eq $policy "OnFailure") (eq $policy "Always") }},"restartPolicyRules":[{"action":"Restart","exitCodes":{"operator":"NotIn","values":[0]}}]
+{{- end }},{{ omit $c "env" "volumeMounts" "restartPolicy" "restartPolicyRules" | toJson | trimPrefix "{" }}
+{{- else -}}
+{"env":[{{ $envText }}],"volumeMounts":[{{ $mountText }}],"command":["/tfgen/bin/tfsupervisor","run",{{ $flags }},"--",{{ toJson $c.command | trimPrefix "[" }},{{ omit $c "env" "volumeMounts" "command" | toJson | trimPrefix "{" }}
+{{- end }}
+{{- else if or $gpuEnv $gpuMounts -}}
+{"env":[{{ with $env }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end }}{{ if $env }}{{ $gpuEnv }}{{ else }}{{ trimPrefix "," $gpuEnv }}{{ end }}],"volumeMounts":[{{ with $mounts }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end }}{{ if $mounts }}{{ $gpuMounts }}{{ else }}{{ trimPrefix "," $gpuMounts }}{{ end }}],{{ omit $c "env" "volumeMounts" | toJson | trimPrefix "{" }}
+{{- else }}{{ toJson $c }}
+{{- end }}
+{{- end }}
+
+{{- if $sidecar -}}
+,{"command":["/tfsupervisor","watch",{{ $flags }},"--container",{{ toJson $tc.name }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor",{{ $own }}}
+{{- end -}}
+],"initContainers":[{"command":["/tfsupervisor","install","/tfgen/bin"],"image":{{ $ctx.image }},"name":"tfgen-install",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/bin","name":"tfgen-bin"}]}
+{{- with get $ps "initContainers" }},{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end -}}
+],"volumes":[{{ with $userVols }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }},{{ end }}{{ $gpuVols }}{"emptyDir":{"sizeLimit":"64Mi"},"name":"tfgen-bin"}],"restartPolicy":"Always"
+{{- if not (pick $ps "serviceAccountName" "serviceAccount") }},"serviceAccountName":"{{ $job.name }}-tfjob"{{ end }}
+{{- if and $ctx.schedulerName (not (get $ps "schedulerName")) }},"schedulerName":{{ toJson $ctx.schedulerName }}{{ end }}
+{{- if and $ctx.priorityClass (not (get $ps "priorityClassName")) }},"priorityClassName":{{ toJson $ctx.priorityClass }}{{ end }}
+{{- with omit $ps "containers" "initContainers" "volumes" "restartPolicy" }},{{ toJson . | trimPrefix "{" | trimSuffix "}" }}{{ end -}}
+}}
+{{- end }}
