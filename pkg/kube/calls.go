@@ -4,16 +4,30 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
+	"net/http"
+	"net/url"
 )
+
+func corePath(ns, resource string, name ...string) string {
+	p := "/api/v1/namespaces/" + url.PathEscape(ns) + "/" + resource
+	for _, n := range name {
+		p += "/" + url.PathEscape(n)
+	}
+	return p
+}
+
+func groupPath(gv, ns, resource string, name ...string) string {
+	p := "/apis/" + gv + "/namespaces/" + url.PathEscape(ns) + "/" + resource
+	for _, n := range name {
+		p += "/" + url.PathEscape(n)
+	}
+	return p
+}
 
 // GetConfigMap reads ConfigMap ns/name.
 func (c *Client) GetConfigMap(ctx context.Context, ns, name string) (*ConfigMap, error) {
 	cm := &ConfigMap{}
-	b, err := c.rc.Get().AbsPath(corePath(ns, "configmaps", name)...).DoRaw(ctx)
-	return cm, decode(b, err, cm, "get configmap "+ns+"/"+name)
+	return cm, c.do(ctx, "get configmap "+ns+"/"+name, http.MethodGet, corePath(ns, "configmaps", name), "", nil, cm)
 }
 
 // UpdateConfigMap writes cm back (PUT). The write fails with a Conflict
@@ -25,16 +39,13 @@ func (c *Client) UpdateConfigMap(ctx context.Context, cm *ConfigMap) (*ConfigMap
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	out := &ConfigMap{}
-	b, err := c.rc.Put().AbsPath(corePath(cm.Namespace, "configmaps", cm.Name)...).
-		SetHeader("Content-Type", runtime.ContentTypeJSON).Body(body).DoRaw(ctx)
-	return out, decode(b, err, out, what)
+	return out, c.do(ctx, what, http.MethodPut, corePath(cm.Namespace, "configmaps", cm.Name), ContentJSON, body, out)
 }
 
 // GetPod reads pod ns/name.
 func (c *Client) GetPod(ctx context.Context, ns, name string) (*Pod, error) {
 	p := &Pod{}
-	b, err := c.rc.Get().AbsPath(corePath(ns, "pods", name)...).DoRaw(ctx)
-	return p, decode(b, err, p, "get pod "+ns+"/"+name)
+	return p, c.do(ctx, "get pod "+ns+"/"+name, http.MethodGet, corePath(ns, "pods", name), "", nil, p)
 }
 
 // PatchPodMetadata merges labels and annotations into pod ns/name's
@@ -53,16 +64,14 @@ func (c *Client) PatchPodMetadata(ctx context.Context, ns, name string, labels, 
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	p := &Pod{}
-	b, err := c.rc.Patch(types.MergePatchType).AbsPath(corePath(ns, "pods", name)...).Body(body).DoRaw(ctx)
-	return p, decode(b, err, p, what)
+	return p, c.do(ctx, what, http.MethodPatch, corePath(ns, "pods", name), ContentMergePatch, body, p)
 }
 
 // ScaleStatefulSet sets the replicas of StatefulSet ns/name through its
 // scale subresource.
 func (c *Client) ScaleStatefulSet(ctx context.Context, ns, name string, replicas int32) error {
 	body := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)
-	b, err := c.rc.Patch(types.MergePatchType).AbsPath(groupPath("apps/v1", ns, "statefulsets", name, "scale")...).Body(body).DoRaw(ctx)
-	return decode(b, err, nil, "scale statefulset "+ns+"/"+name)
+	return c.do(ctx, "scale statefulset "+ns+"/"+name, http.MethodPatch, groupPath("apps/v1", ns, "statefulsets", name, "scale"), ContentMergePatch, body, nil)
 }
 
 // CreateEvent creates an events.k8s.io/v1 Event in its namespace.
@@ -73,7 +82,5 @@ func (c *Client) CreateEvent(ctx context.Context, ev *Event) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	b, err := c.rc.Post().AbsPath(groupPath("events.k8s.io/v1", ev.Namespace, "events")...).
-		SetHeader("Content-Type", runtime.ContentTypeJSON).Body(body).DoRaw(ctx)
-	return decode(b, err, nil, what)
+	return c.do(ctx, what, http.MethodPost, groupPath("events.k8s.io/v1", ev.Namespace, "events"), ContentJSON, body, nil)
 }

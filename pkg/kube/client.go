@@ -1,105 +1,192 @@
 package kube
 
 import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
+	"strings"
+	"sync"
+	"time"
 )
 
 // UserAgent identifies tfsupervisor's requests.
 const UserAgent = "tfsupervisor"
 
-// LoadConfig returns how to reach the API server: the in-cluster config
-// when KUBERNETES_SERVICE_HOST is set, else the KUBECONFIG files. It
-// returns nil and no error when neither is available: the supervisor then
-// runs standalone.
-func LoadConfig() (*rest.Config, error) {
-	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("in-cluster config: %w", err)
-		}
-		return cfg, nil
-	}
-	if os.Getenv("KUBECONFIG") == "" {
-		return nil, nil
-	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("load KUBECONFIG: %w", err)
-	}
-	return cfg, nil
-}
+// Content types of requests.
+const (
+	ContentJSON       = "application/json"
+	ContentMergePatch = "application/merge-patch+json"
+)
 
-// Client makes tfsupervisor's API calls.
+// Client makes tfsupervisor's API calls, JSON over HTTPS. It has no
+// client-side rate limit: a supervisor makes a few calls per exit, and the
+// API server's priority and fairness applies.
 type Client struct {
-	rc rest.Interface
+	host  string
+	http  *http.Client
+	token func() (string, error)
 }
 
-// New returns a Client for cfg. Requests and responses are JSON.
-func New(cfg *rest.Config) (*Client, error) {
-	c := rest.CopyConfig(cfg)
-	scheme := runtime.NewScheme()
-	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
-	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
-	c.ContentType = runtime.ContentTypeJSON
-	c.AcceptContentTypes = runtime.ContentTypeJSON
-	// No client-side rate limit (client-go's default is 5 requests a
-	// second): a supervisor makes a few calls per exit, and a restart must
-	// not wait for a token; the API server's priority and fairness applies.
-	c.QPS, c.RateLimiter = -1, nil
-	if c.UserAgent == "" {
-		c.UserAgent = UserAgent
+// New returns a Client for cfg.
+func New(cfg *Config) (*Client, error) {
+	tc := &tls.Config{InsecureSkipVerify: cfg.Insecure, MinVersion: tls.VersionTLS12}
+	if len(cfg.CAData) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(cfg.CAData) {
+			return nil, errors.New("API client: no certificate in the CA data")
+		}
+		tc.RootCAs = pool
 	}
-	rc, err := rest.UnversionedRESTClientFor(c)
+	if len(cfg.CertData) > 0 {
+		cert, err := tls.X509KeyPair(cfg.CertData, cfg.KeyData)
+		if err != nil {
+			return nil, fmt.Errorf("API client: client certificate: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	tr := &http.Transport{TLSClientConfig: tc, ForceAttemptHTTP2: true, Proxy: http.ProxyFromEnvironment,
+		IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: 10 * time.Second}
+	c := &Client{host: strings.TrimSuffix(cfg.Host, "/"), http: &http.Client{Transport: tr}}
+	switch {
+	case cfg.TokenFile != "":
+		c.token = (&tokenFile{path: cfg.TokenFile}).get
+	case cfg.Token != "":
+		c.token = func() (string, error) { return cfg.Token, nil }
+	}
+	return c, nil
+}
+
+// tokenFile reads a token file, again once a minute: the kubelet rotates
+// bound ServiceAccount tokens in place.
+type tokenFile struct {
+	path string
+	mu   sync.Mutex
+	tok  string
+	read time.Time
+}
+
+func (t *tokenFile) get() (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.tok != "" && time.Since(t.read) < time.Minute {
+		return t.tok, nil
+	}
+	b, err := os.ReadFile(t.path)
 	if err != nil {
-		return nil, fmt.Errorf("API client: %w", err)
+		if t.tok != "" {
+			return t.tok, nil
+		}
+		return "", fmt.Errorf("read token: %w", err)
 	}
-	return &Client{rc: rc}, nil
+	t.tok, t.read = strings.TrimSpace(string(b)), time.Now()
+	return t.tok, nil
 }
 
-// NewForREST returns a Client making its calls through rc.
-func NewForREST(rc rest.Interface) *Client { return &Client{rc: rc} }
-
-func corePath(ns, resource string, name ...string) []string {
-	return append([]string{"/api/v1/namespaces", ns, resource}, name...)
+// APIError is an answer of the API server other than 2xx.
+type APIError struct {
+	// Code is the HTTP status code.
+	Code int
+	// Reason is the Status reason (Conflict, NotFound, ...).
+	Reason string
+	// Message is the Status message.
+	Message string
 }
 
-func groupPath(gv, ns, resource string, name ...string) []string {
-	return append([]string{"/apis", gv, "namespaces", ns, resource}, name...)
+func (e *APIError) Error() string {
+	if e.Message != "" {
+		return fmt.Sprintf("%s (%d %s)", e.Message, e.Code, e.Reason)
+	}
+	return fmt.Sprintf("%d %s", e.Code, e.Reason)
 }
 
-func decode(b []byte, err error, into any, what string) error {
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+func code(err error) int {
+	var e *APIError
+	if errors.As(err, &e) {
+		return e.Code
 	}
-	if into == nil {
-		return nil
-	}
-	if err := json.Unmarshal(b, into); err != nil {
-		return fmt.Errorf("%s: decode response: %w", what, err)
-	}
-	return nil
+	return 0
 }
 
 // IsConflict reports whether err (possibly wrapped) is a 409 Conflict.
-func IsConflict(err error) bool { return apierrors.IsConflict(err) }
+func IsConflict(err error) bool { return code(err) == http.StatusConflict }
 
 // IsNotFound reports whether err (possibly wrapped) is a 404 Not Found.
-func IsNotFound(err error) bool { return apierrors.IsNotFound(err) }
+func IsNotFound(err error) bool { return code(err) == http.StatusNotFound }
 
 // IsPermanent reports whether retrying the request that failed with err
-// cannot help: the API answered that it is not allowed or invalid.
+// cannot help: the API server answered that it is invalid, unauthorized,
+// forbidden or about something that does not exist.
 func IsPermanent(err error) bool {
-	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsInvalid(err) ||
-		apierrors.IsBadRequest(err) || apierrors.IsMethodNotSupported(err) || apierrors.IsNotFound(err)
+	switch code(err) {
+	case 400, 401, 403, 404, 405, 406, 413, 415, 422:
+		return true
+	}
+	return false
+}
+
+// request sends one request; a non-2xx answer is an *APIError.
+func (c *Client) request(ctx context.Context, method, path string, query url.Values, contentType string, body []byte) (*http.Response, error) {
+	u := c.host + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", ContentJSON)
+	req.Header.Set("User-Agent", UserAgent)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if c.token != nil {
+		tok, err := c.token()
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		e := &APIError{Code: resp.StatusCode}
+		var st struct{ Reason, Message string }
+		if json.Unmarshal(b, &st) == nil {
+			e.Reason, e.Message = st.Reason, st.Message
+		}
+		if e.Reason == "" {
+			e.Reason = http.StatusText(resp.StatusCode)
+		}
+		return nil, e
+	}
+	return resp, nil
+}
+
+// do sends a request and decodes the answer into out (unless nil).
+func (c *Client) do(ctx context.Context, what, method, path, contentType string, body []byte, out any) error {
+	resp, err := c.request(ctx, method, path, nil, contentType, body)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s: decode the answer: %w", what, err)
+	}
+	return nil
 }

@@ -10,9 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 )
 
 // server is a tiny API server: it records requests and answers from a
@@ -27,6 +24,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	s.requests = append(s.requests, fmt.Sprintf("%s %s %s %s", r.Method, r.URL.Path, r.Header.Get("Content-Type"), body))
+	if r.Header.Get("Authorization") != "Bearer t0k" {
+		s.mu.Unlock()
+		status(w, http.StatusUnauthorized, "Unauthorized")
+		return
+	}
 	h := s.handlers[r.Method+" "+r.URL.Path]
 	s.mu.Unlock()
 	if h == nil {
@@ -46,7 +48,7 @@ func newClient(t *testing.T, handlers map[string]http.HandlerFunc) (*Client, *se
 	s := &server{handlers: handlers}
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
-	c, err := New(&rest.Config{Host: ts.URL})
+	c, err := New(&Config{Host: ts.URL, Token: "t0k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func TestConfigMapConflict(t *testing.T) {
 	}
 	put := s.requests[1]
 	if !strings.HasPrefix(put, "PUT /api/v1/namespaces/ns/configmaps/j application/json {") ||
-		!strings.Contains(put, `"resourceVersion":"7"`) || !strings.Contains(put, `"labels":{"a":"b"}`) {
+		!strings.Contains(put, `"resourceVersion":"7"`) || !strings.Contains(put, `"labels":{"a":"b"}`) || !strings.Contains(put, `"status.json":"{}"`) {
 		t.Errorf("PUT did not send the object back whole: %s", put)
 	}
 }
@@ -91,7 +93,7 @@ func TestScaleAndPatch(t *testing.T) {
 	if err != nil || p.UID != "u1" {
 		t.Fatalf("PatchPodMetadata = %+v, %v", p, err)
 	}
-	if err := c.CreateEvent(ctx, &Event{ObjectMeta: metav1.ObjectMeta{Name: "e", Namespace: "ns"}, Reason: "JobSucceeded", EventTime: metav1.NowMicro()}); err != nil {
+	if err := c.CreateEvent(ctx, &Event{ObjectMeta: ObjectMeta{Name: "e", Namespace: "ns"}, Reason: "JobSucceeded", EventTime: "2026-01-02T03:04:05.000000Z"}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -104,7 +106,7 @@ func TestScaleAndPatch(t *testing.T) {
 		}
 	}
 	if !strings.HasPrefix(s.requests[2], "POST /apis/events.k8s.io/v1/namespaces/ns/events application/json {") ||
-		!strings.Contains(s.requests[2], `"kind":"Event","apiVersion":"events.k8s.io/v1"`) {
+		!strings.Contains(s.requests[2], `"apiVersion":"events.k8s.io/v1","kind":"Event"`) {
 		t.Errorf("event: %s", s.requests[2])
 	}
 	if err := c.ScaleStatefulSet(ctx, "ns", "j-missing", 0); !IsNotFound(err) || !IsPermanent(err) {

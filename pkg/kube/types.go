@@ -1,28 +1,79 @@
 package kube
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"encoding/json"
+	"errors"
 )
 
-// ConfigMap is a core/v1 ConfigMap; it round-trips every field, so an
-// update writes back exactly what was read plus the caller's changes.
+// ObjectMeta is the part of an object's metadata the supervisor uses.
+type ObjectMeta struct {
+	Name            string            `json:"name,omitempty"`
+	Namespace       string            `json:"namespace,omitempty"`
+	UID             string            `json:"uid,omitempty"`
+	ResourceVersion string            `json:"resourceVersion,omitempty"`
+	Labels          map[string]string `json:"labels,omitempty"`
+	Annotations     map[string]string `json:"annotations,omitempty"`
+}
+
+// ConfigMap is a core/v1 ConfigMap. It keeps the object as read, so that
+// an update writes back every field (owner references, managed fields...)
+// with only data and the resourceVersion set from this struct.
 type ConfigMap struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata"`
-	// immutable, as in core/v1.
-	Immutable *bool `json:"immutable,omitempty"`
-	// data, as in core/v1.
-	Data map[string]string `json:"data,omitempty"`
-	// binaryData, as in core/v1.
-	BinaryData map[string][]byte `json:"binaryData,omitempty"`
+	// ObjectMeta as read.
+	ObjectMeta
+	// Data, as in core/v1.
+	Data map[string]string
+
+	raw map[string]json.RawMessage
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *ConfigMap) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Metadata ObjectMeta        `json:"metadata"`
+		Data     map[string]string `json:"data"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	c.ObjectMeta, c.Data, c.raw = v.Metadata, v.Data, nil
+	return json.Unmarshal(b, &c.raw)
+}
+
+// MarshalJSON implements json.Marshaler: the object as read, with data
+// and metadata.resourceVersion (and, for a new object, name and namespace)
+// from c.
+func (c ConfigMap) MarshalJSON() ([]byte, error) {
+	out := map[string]json.RawMessage{}
+	for k, v := range c.raw {
+		out[k] = v
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := c.raw["metadata"]; ok {
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return nil, err
+		}
+	}
+	set := func(m map[string]json.RawMessage, k string, v any) error {
+		b, err := json.Marshal(v)
+		m[k] = b
+		return err
+	}
+	errs := []error{set(out, "apiVersion", "v1"), set(out, "kind", "ConfigMap"), set(meta, "name", c.Name),
+		set(meta, "namespace", c.Namespace), set(meta, "resourceVersion", c.ResourceVersion), set(out, "data", c.Data)}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if err := set(out, "metadata", meta); err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
 }
 
 // Pod is the part of a core/v1 Pod the supervisor reads: metadata and the
 // containers' statuses. It is never written back whole.
 type Pod struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata"`
+	ObjectMeta `json:"metadata"`
 	// status, as the kubelet reports it.
 	Status PodStatus `json:"status"`
 }
@@ -67,26 +118,29 @@ type ContainerStateWaiting struct {
 
 // ContainerStateRunning is core/v1 ContainerStateRunning.
 type ContainerStateRunning struct {
-	StartedAt metav1.Time `json:"startedAt,omitempty"`
+	StartedAt string `json:"startedAt,omitempty"`
 }
 
 // ContainerStateTerminated is core/v1 ContainerStateTerminated.
 type ContainerStateTerminated struct {
-	ExitCode    int32       `json:"exitCode"`
-	Signal      int32       `json:"signal,omitempty"`
-	Reason      string      `json:"reason,omitempty"`
-	Message     string      `json:"message,omitempty"`
-	StartedAt   metav1.Time `json:"startedAt,omitempty"`
-	FinishedAt  metav1.Time `json:"finishedAt,omitempty"`
-	ContainerID string      `json:"containerID,omitempty"`
+	ExitCode    int32  `json:"exitCode"`
+	Signal      int32  `json:"signal,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	Message     string `json:"message,omitempty"`
+	StartedAt   string `json:"startedAt,omitempty"`
+	FinishedAt  string `json:"finishedAt,omitempty"`
+	ContainerID string `json:"containerID,omitempty"`
 }
 
 // Event is an events.k8s.io/v1 Event.
 type Event struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata"`
-	// eventTime is when the event happened (required).
-	EventTime metav1.MicroTime `json:"eventTime"`
+	// APIVersion and Kind: events.k8s.io/v1, Event.
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Metadata of the event: name and namespace.
+	ObjectMeta `json:"metadata"`
+	// eventTime is when the event happened (required), with microseconds.
+	EventTime string `json:"eventTime"`
 	// reportingController: tfgen.io/tfsupervisor.
 	ReportingController string `json:"reportingController"`
 	// reportingInstance: the reporting pod's name.
@@ -105,11 +159,11 @@ type Event struct {
 
 // ObjectReference is core/v1 ObjectReference.
 type ObjectReference struct {
-	APIVersion string    `json:"apiVersion,omitempty"`
-	Kind       string    `json:"kind,omitempty"`
-	Namespace  string    `json:"namespace,omitempty"`
-	Name       string    `json:"name,omitempty"`
-	UID        types.UID `json:"uid,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name,omitempty"`
+	UID        string `json:"uid,omitempty"`
 }
 
 // WatchEvent is one event of a watch stream.

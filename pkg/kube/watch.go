@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
+	"strconv"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // watchTimeout is how long the server keeps one watch open; the client
@@ -52,18 +53,14 @@ func (c *Client) watchPodOnce(ctx context.Context, ns, name string, out chan<- *
 	}
 	rv := p.ResourceVersion
 	for {
-		body, err := c.rc.Get().AbsPath(corePath(ns, "pods")...).
-			Param("watch", "true").
-			Param("fieldSelector", "metadata.name="+name).
-			Param("resourceVersion", rv).
-			Param("allowWatchBookmarks", "true").
-			Param("timeoutSeconds", fmt.Sprint(int(watchTimeout.Seconds()))).
-			Stream(ctx)
+		q := url.Values{"watch": {"true"}, "fieldSelector": {"metadata.name=" + name}, "resourceVersion": {rv},
+			"allowWatchBookmarks": {"true"}, "timeoutSeconds": {strconv.Itoa(int(watchTimeout.Seconds()))}}
+		resp, err := c.request(ctx, http.MethodGet, corePath(ns, "pods"), q, "", nil)
 		if err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
-		rv, err = readWatch(ctx, body, rv, out)
-		body.Close()
+		rv, err = readWatch(ctx, resp.Body, rv, out)
+		resp.Body.Close()
 		if err != nil {
 			return err
 		}
@@ -87,7 +84,10 @@ func readWatch(ctx context.Context, body io.Reader, rv string, out chan<- *Pod) 
 			return rv, fmt.Errorf("watch stream: %w", err)
 		}
 		if ev.Type == "ERROR" {
-			var st metav1.Status
+			var st struct {
+				Code    int
+				Message string
+			}
 			_ = json.Unmarshal(ev.Object, &st)
 			return rv, fmt.Errorf("watch: %s (%d)", st.Message, st.Code)
 		}

@@ -7,10 +7,6 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/tfgen/tfgen/pkg/kube"
 )
 
@@ -42,7 +38,7 @@ func (f *fakeConfigMaps) UpdateConfigMap(_ context.Context, cm *kube.ConfigMap) 
 	if cm.ResourceVersion != f.cm.ResourceVersion || f.refuse > 0 {
 		f.refuse--
 		f.conflicts++
-		return nil, apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, cm.Name, nil)
+		return nil, &kube.APIError{Code: 409, Reason: "Conflict"}
 	}
 	rv, _ := strconv.Atoi(f.cm.ResourceVersion)
 	f.cm = *cm
@@ -51,7 +47,7 @@ func (f *fakeConfigMaps) UpdateConfigMap(_ context.Context, cm *kube.ConfigMap) 
 }
 
 func TestConfigMapStoreNoLostUpdate(t *testing.T) {
-	f := &fakeConfigMaps{cm: kube.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "j", Namespace: "ns", ResourceVersion: "1",
+	f := &fakeConfigMaps{cm: kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Name: "j", Namespace: "ns", ResourceVersion: "1",
 		Labels: map[string]string{"app.kubernetes.io/instance": "j"}}, Data: map[string]string{"spec.json": `{"x":1}`}}}
 	store := &ConfigMap{Client: f, Namespace: "ns", Name: "j"}
 	var wg sync.WaitGroup
@@ -87,7 +83,7 @@ func TestConfigMapStoreNoLostUpdate(t *testing.T) {
 func TestConfigMapStoreKeepsRetrying(t *testing.T) {
 	defer func(b struct{ Base, Max time.Duration }) { Backoff = b }(Backoff)
 	Backoff.Base, Backoff.Max = time.Microsecond, 10*time.Microsecond
-	f := &fakeConfigMaps{cm: kube.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "j", ResourceVersion: "1"}}, refuse: 200}
+	f := &fakeConfigMaps{cm: kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Name: "j", ResourceVersion: "1"}}, refuse: 200}
 	store := &ConfigMap{Client: f, Namespace: "ns", Name: "j"}
 	s, err := store.Update(context.Background(), func(s *Status) error { s.Restarts++; return nil })
 	if err != nil || s.Restarts != 1 {
@@ -105,7 +101,7 @@ func TestConfigMapStoreKeepsRetrying(t *testing.T) {
 // write does not read before its next write; after someone else wrote, it
 // reads again and loses nothing.
 func TestConfigMapStoreReadsOnlyAfterConflict(t *testing.T) {
-	f := &fakeConfigMaps{cm: kube.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "j", ResourceVersion: "1"}}}
+	f := &fakeConfigMaps{cm: kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Name: "j", ResourceVersion: "1"}}}
 	a, b := &ConfigMap{Client: f, Namespace: "ns", Name: "j"}, &ConfigMap{Client: f, Namespace: "ns", Name: "j"}
 	inc := func(s *Status) error { s.Restarts++; return nil }
 	for range 3 {

@@ -3,8 +3,6 @@ package record
 import (
 	"strings"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Condition returns the condition of type t, or nil.
@@ -51,7 +49,7 @@ func (s *Status) SetCondition(t ConditionType, reason, message string, now time.
 		s.setStatus(JobRunning, ConditionFalse, now)
 		s.setStatus(JobRestarting, ConditionFalse, now)
 	}
-	mt := metav1.NewTime(now)
+	mt := NewTime(now)
 	c := s.Condition(t)
 	if c == nil {
 		s.Conditions = append(s.Conditions, Condition{Type: t, Status: ConditionTrue, Reason: reason, Message: message,
@@ -72,14 +70,14 @@ func (s *Status) setStatus(t ConditionType, st ConditionStatus, now time.Time) {
 	if c == nil || c.Status == st {
 		return
 	}
-	mt := metav1.NewTime(now)
+	mt := NewTime(now)
 	c.Status, c.LastUpdateTime, c.LastTransitionTime = st, mt, mt
 }
 
 // Start marks the job created and running, and sets startTime if unset.
 func (s *Status) Start(now time.Time) {
 	if s.StartTime == nil {
-		mt := metav1.NewTime(now)
+		mt := NewTime(now)
 		s.StartTime = &mt
 	}
 	if s.Condition(JobCreated) == nil {
@@ -98,7 +96,7 @@ func (s *Status) Finish(succeeded bool, reason, message string, now time.Time) {
 		t = JobSucceeded
 	}
 	s.SetCondition(t, reason, message, now)
-	mt := metav1.NewTime(now)
+	mt := NewTime(now)
 	s.CompletionTime = &mt
 }
 

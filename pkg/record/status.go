@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // DataKey is the record ConfigMap's data key that holds the status.
@@ -60,9 +58,9 @@ type Status struct {
 	ReplicaStatuses map[string]*ReplicaStatus `json:"replicaStatuses,omitempty"`
 	// startTime is when the first replica started; activeDeadlineSeconds
 	// counts from it.
-	StartTime *metav1.Time `json:"startTime,omitempty"`
+	StartTime *Time `json:"startTime,omitempty"`
 	// completionTime is when the job succeeded or failed.
-	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	CompletionTime *Time `json:"completionTime,omitempty"`
 	// restarts counts the restarts of all replicas together; backoffLimit
 	// caps it.
 	Restarts int32 `json:"restarts"`
@@ -82,9 +80,9 @@ type Condition struct {
 	// message for humans.
 	Message string `json:"message,omitempty"`
 	// lastUpdateTime is when the condition was last written.
-	LastUpdateTime metav1.Time `json:"lastUpdateTime,omitempty"`
+	LastUpdateTime Time `json:"lastUpdateTime,omitzero"`
 	// lastTransitionTime is when status last changed.
-	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitempty"`
+	LastTransitionTime Time `json:"lastTransitionTime,omitzero"`
 }
 
 // ReplicaStatus counts the replicas of one type, as Kubeflow does.
@@ -112,7 +110,7 @@ type Replica struct {
 	// reason of the last change (Completed, Error, OOMKilled, ...).
 	Reason string `json:"reason,omitempty"`
 	// updateTime is when this entry was last written.
-	UpdateTime metav1.Time `json:"updateTime,omitempty"`
+	UpdateTime Time `json:"updateTime,omitzero"`
 	// lastExitID identifies the last exit counted (sidecar mode: the
 	// container ID and finish time), so that no exit counts twice.
 	LastExitID string `json:"lastExitID,omitempty"`

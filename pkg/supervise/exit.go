@@ -7,12 +7,10 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
-func metaTime(t time.Time) metav1.Time { return metav1.NewTime(t) }
+func metaTime(t time.Time) record.Time { return record.NewTime(t) }
 
 // outcome is what follows one exit.
 type outcome struct {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
@@ -51,7 +50,7 @@ func TestDeadlineFromRecordedStart(t *testing.T) {
 	cfg := config(supervise.OnFailure)
 	cfg.ActiveDeadline = time.Hour
 	f := newFixture(t, cfg, true)
-	started := metav1.NewTime(f.clock.Now().Add(-2 * time.Hour))
+	started := record.NewTime(f.clock.Now().Add(-2 * time.Hour))
 	f.store.Update(context.Background(), func(s *record.Status) error { s.StartTime = &started; return nil })
 	sc := newScript(t)
 	res := f.supervisor().Run(context.Background(), sc.command("0"))

@@ -118,10 +118,9 @@ func (p *proxy) set(up bool) {
 // teardown starts; the scaler retries until it is back.
 func TestTeardownSurvivesAPIOutage(t *testing.T) {
 	j := newJob(t, "chief:1:2222,ps:2:2222,worker:2:2222", map[string]int32{"chief": 1, "ps": 2, "worker": 2})
-	cfg := j.cp.RestConfig()
-	px := newProxy(t, strings.TrimPrefix(cfg.Host, "https://"))
-	cfg.Host = "https://" + px.ln.Addr().String()
-	client, err := kube.New(cfg)
+	rc := j.cp.RestConfig()
+	px := newProxy(t, strings.TrimPrefix(rc.Host, "https://"))
+	client, err := kube.New(&kube.Config{Host: "https://" + px.ln.Addr().String(), CAData: rc.CAData, Token: rc.BearerToken})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,10 +47,11 @@ func newRunCmd(stderr io.Writer) *cobra.Command {
 }
 
 func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, stderr io.Writer) error {
-	// Relay signals first: from now on none is lost, and none kills us.
-	// The relay is never stopped: the process ends with the command, and
-	// stopping it would cost a round trip to the runtime per signal.
-	sigs, _ := proc.Signals()
+	// Catch signals first. The relay is never stopped: the process ends
+	// with the command, and stopping it would cost a round trip to the
+	// runtime per signal. Catching them all takes about a millisecond, done
+	// while the rest gets ready; the training process waits for it.
+	sigs, ready := proc.Signals()
 	if err := fromEnv(fs); err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	if err != nil {
 		return err
 	}
-	sup := &supervise.Supervisor{Config: cfg, Runner: proc.NewRunner(cfg.Logf), Store: d.store,
+	sup := &supervise.Supervisor{Config: cfg, Runner: proc.GatedRunner{Runner: proc.NewRunner(cfg.Logf), Ready: ready}, Store: d.store,
 		Reporter: d.reporter, Teardown: d.teardown, Signals: sigs}
 	res := sup.Run(ctx, supervise.Command{Args: args, Env: env})
 	if err := writeTermination(o.terminationLog, res); err != nil {

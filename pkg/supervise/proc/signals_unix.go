@@ -6,36 +6,46 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/tfgen/tfgen/pkg/supervise"
 )
 
 // Signals relays every signal this process receives, except SIGCHLD (the
-// reaper's) and SIGURG (the Go runtime's preemption), to the returned
-// channel, for forwarding to the training process group. stop ends the
-// relay.
-func Signals() (sigs <-chan os.Signal, stop func()) {
+// reaper's) and SIGURG (the Go runtime's preemption), to sigs, for
+// forwarding to the training process group.
+//
+// Catching a signal costs a round trip to the Go runtime's signal thread,
+// about a millisecond for all 60-odd; so SIGTERM and SIGINT are caught
+// before Signals returns and the others in the background, and ready is
+// closed once all are. Start nothing that signals should reach before
+// then (GatedRunner).
+func Signals() (sigs <-chan os.Signal, ready <-chan struct{}) {
 	in := make(chan os.Signal, 64)
 	out := make(chan os.Signal, 64)
-	signal.Notify(in)
-	quit := make(chan struct{})
+	done := make(chan struct{})
+	signal.Notify(in, syscall.SIGTERM, syscall.SIGINT)
 	go func() {
-		for {
-			select {
-			case s := <-in:
-				if s == syscall.SIGCHLD || s == syscall.SIGURG {
-					continue
-				}
-				select {
-				case out <- s:
-				case <-quit:
-					return
-				}
-			case <-quit:
-				return
+		signal.Notify(in)
+		close(done)
+		for s := range in {
+			if s != syscall.SIGCHLD && s != syscall.SIGURG {
+				out <- s
 			}
 		}
 	}()
-	return out, func() {
-		signal.Stop(in)
-		close(quit)
-	}
+	return out, done
+}
+
+// GatedRunner is a Runner that starts nothing before Ready is closed.
+type GatedRunner struct {
+	supervise.Runner
+	Ready <-chan struct{}
+}
+
+var _ supervise.Runner = GatedRunner{}
+
+// Start implements supervise.Runner.
+func (g GatedRunner) Start(cmd supervise.Command) (supervise.Process, error) {
+	<-g.Ready
+	return g.Runner.Start(cmd)
 }

@@ -6,9 +6,6 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/tfgen/tfgen/pkg/kube"
 	"github.com/tfgen/tfgen/pkg/supervise"
 )
@@ -137,7 +134,7 @@ func (a *API) patch(r supervise.Report) {
 		p, err := a.client.PatchPodMetadata(ctx, a.namespace, a.pod, a.labels, ann)
 		if err == nil && p.UID != "" {
 			a.mu.Lock()
-			a.uid = string(p.UID)
+			a.uid = p.UID
 			a.mu.Unlock()
 		}
 		return err
@@ -154,13 +151,13 @@ func (a *API) event(e supervise.Event) {
 		note = note[:1021] + "..."
 	}
 	ev := &kube.Event{
-		ObjectMeta:          metav1.ObjectMeta{Name: a.pod + "." + strconv.FormatInt(now.UnixNano(), 16), Namespace: a.namespace},
-		EventTime:           metav1.NewMicroTime(now),
+		ObjectMeta:          kube.ObjectMeta{Name: a.pod + "." + strconv.FormatInt(now.UnixNano(), 16), Namespace: a.namespace},
+		EventTime:           now.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
 		ReportingController: ReportingController,
 		ReportingInstance:   a.pod,
 		Action:              e.Action,
 		Reason:              e.Reason,
-		Regarding:           kube.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: a.namespace, Name: a.pod, UID: types.UID(uid)},
+		Regarding:           kube.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: a.namespace, Name: a.pod, UID: uid},
 		Note:                note,
 		Type:                e.Type,
 	}

@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"github.com/tfgen/tfgen/pkg/kube"
 )
 
 type fakeScale struct {
@@ -30,12 +29,11 @@ func (f *fakeScale) ScaleStatefulSet(_ context.Context, _, name string, replicas
 }
 
 func TestScalerStop(t *testing.T) {
-	gr := schema.GroupResource{Group: "apps", Resource: "statefulsets"}
 	down := errors.New("dial tcp 127.0.0.1:6443: connect: connection refused")
 	f := &fakeScale{failures: map[string][]error{
-		"j-ps":     {down, down, apierrors.NewServiceUnavailable("starting")},
-		"j-worker": {apierrors.NewNotFound(gr, "j-worker")},
-		"j-tuner":  {apierrors.NewForbidden(gr, "j-tuner", errors.New("no"))},
+		"j-ps":     {down, down, &kube.APIError{Code: 503, Reason: "ServiceUnavailable"}},
+		"j-worker": {&kube.APIError{Code: 404, Reason: "NotFound"}},
+		"j-tuner":  {&kube.APIError{Code: 403, Reason: "Forbidden"}},
 		"j-chief":  {down},
 	}}
 	s := &Scaler{Client: f, Namespace: "ns", Job: "j", Initial: time.Millisecond, Max: 2 * time.Millisecond}
