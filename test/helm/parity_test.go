@@ -1,0 +1,245 @@
+package helm
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+)
+
+// parityCase is one job rendered both ways with the same flags.
+type parityCase struct {
+	example string   // path from the repository root
+	flags   []string // render settings, given to tfgen values and tfgen render alike
+}
+
+// parityCases are every example with default settings, and the settings
+// the golden tests cover.
+func parityCases(t *testing.T) []parityCase {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "examples", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	var cases []parityCase
+	for _, f := range files {
+		cases = append(cases, parityCase{example: "examples/" + filepath.Base(f)})
+	}
+	cases = append(cases,
+		parityCase{"examples/tfjob-gpu.yaml", []string{"--cloud", "gke"}},
+		parityCase{"examples/tfjob-gpu.yaml", []string{"--accelerators", "examples/config/accelerators.yaml"}},
+		parityCase{"examples/mxjob-kubeflow-gpu.yaml", []string{"--cloud", "azure"}},
+		parityCase{"examples/tfjob-gang.yaml", []string{"--gang-scheduler", "volcano"}},
+		parityCase{"examples/tfjob-gang.yaml", []string{"--gang-scheduler", "scheduler-plugins"}},
+		parityCase{"examples/tfjob-gang.yaml", []string{"--gang-scheduler", "kueue"}},
+		parityCase{"examples/tfjob-sidecar.yaml", []string{"--image-entrypoints", "examples/config/image-entrypoints.yaml"}},
+		parityCase{"examples/tfjob-mnist.yaml", []string{"--cluster-domain", "cluster.local", "--supervisor-image", "registry.example.com/tfsupervisor:v1", "--exclude-evaluator"}},
+		parityCase{"examples/tfjob-sidecar.yaml", []string{"--kube-version", "1.35"}},
+		parityCase{"test/helm/testdata/tfjob-port.yaml", nil},
+	)
+	return cases
+}
+
+// TestTemplateParity checks, for every example that is a job, that
+// `tfgen values -f EX | helm template NAME charts/tfjob -n NS -f -` gives
+// the objects `tfgen render -f EX -n NS` gives, compared object by object
+// after parsing, besides the chart's test hook.
+func TestTemplateParity(t *testing.T) {
+	jobs := 0
+	for _, tc := range parityCases(t) {
+		t.Run(strings.Join(append([]string{strings.TrimSuffix(filepath.Base(tc.example), ".yaml")}, tc.flags...), " "), func(t *testing.T) {
+			values := mustTfgen(t, nil, append([]string{"values", "-f", tc.example}, tc.flags...)...)
+			name, ns := release(t, values)
+			want := parse(t, mustTfgen(t, nil, append([]string{"render", "-f", tc.example, "-n", ns}, tc.flags...)...))
+			for _, k := range passThrough(t, tc.example) {
+				delete(want, k)
+			}
+			got := parse(t, mustHelm(t, values, "template", name, chartDir, "-n", ns, "-f", "-"))
+			checkTestHook(t, hooks(got), name, ns)
+			if d := diffObjects(want, got); d != "" {
+				t.Errorf("helm template differs from tfgen render:\n%s", d)
+			}
+			jobs++
+		})
+	}
+	t.Logf("%d jobs: helm template gives tfgen render's objects", jobs)
+}
+
+// TestKubeflowSpecAsValues pastes the spec of every Kubeflow v1 example as
+// the values: no tfgen on the way, so no defaults applied and the default
+// settings of values.yaml. The objects are tfgen render's, but for the
+// record's spec.json, which holds the values as given.
+func TestKubeflowSpecAsValues(t *testing.T) {
+	image := defaultImage(t)
+	n := 0
+	for _, tc := range parityCases(t) {
+		if tc.flags != nil {
+			continue
+		}
+		spec, name, ns, ok := kubeflowSpec(t, tc.example)
+		if !ok {
+			continue
+		}
+		n++
+		t.Run(strings.TrimSuffix(filepath.Base(tc.example), ".yaml"), func(t *testing.T) {
+			if ns == "" {
+				ns = "team-a"
+			}
+			want := parse(t, mustTfgen(t, nil, "render", "-f", tc.example, "-n", ns, "--supervisor-image", image))
+			for _, k := range passThrough(t, tc.example) {
+				delete(want, k)
+			}
+			got := parse(t, mustHelm(t, spec, "template", name, chartDir, "-n", ns, "-f", "-"))
+			hooks(got)
+			record := "ConfigMap " + ns + "/" + name
+			var gotSpec map[string]any
+			if err := json.Unmarshal([]byte(got[record]["data"].(map[string]any)["spec.json"].(string)), &gotSpec); err != nil {
+				t.Fatalf("%s spec.json: %v", record, err)
+			}
+			if gotSpec["name"] != name || gotSpec["namespace"] != ns {
+				t.Errorf("spec.json names job %v in %v, want the release %s in %s", gotSpec["name"], gotSpec["namespace"], name, ns)
+			}
+			for _, objs := range []map[string]object{want, got} {
+				delete(objs[record]["data"].(map[string]any), "spec.json")
+				for k, o := range objs {
+					objs[k] = typed(t, o)
+				}
+			}
+			if d := diffObjects(want, got); d != "" {
+				t.Errorf("helm template with the Kubeflow spec as values differs from tfgen render:\n%s", d)
+			}
+		})
+	}
+	if n < 5 {
+		t.Errorf("only %d Kubeflow v1 examples", n)
+	}
+}
+
+// release returns the release name and namespace for values: the job's
+// name, its namespace or else team-a.
+func release(t *testing.T, values []byte) (name, ns string) {
+	t.Helper()
+	var v struct{ Name, Namespace string }
+	if err := yaml.Unmarshal(values, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Namespace == "" {
+		v.Namespace = "team-a"
+	}
+	return v.Name, v.Namespace
+}
+
+// jobKinds are the kinds tfgen renders (the rest passes through).
+var jobKinds = []string{"TFJob", "TfJob", "MXJob", "TensorFlowTrainingJob"}
+
+// passThrough returns the keys of example's documents that are not jobs:
+// tfgen render passes them through, the chart knows nothing of them.
+func passThrough(t *testing.T, example string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for k, o := range parse(t, b) {
+		if !slices.Contains(jobKinds, o["kind"].(string)) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// kubeflowSpec returns the spec of example's Kubeflow v1 job as a values
+// file, when it has only the fields of Kubeflow's TFJob or MXJob spec, with
+// the job's labels and annotations.
+func kubeflowSpec(t *testing.T, example string) (values []byte, name, ns string, ok bool) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeflow := []string{"runPolicy", "successPolicy", "tfReplicaSpecs", "mxReplicaSpecs", "enableDynamicWorker", "jobMode"}
+	for _, o := range parse(t, b) {
+		if o["apiVersion"] != "kubeflow.org/v1" || !slices.Contains(jobKinds, o["kind"].(string)) {
+			continue
+		}
+		spec := o["spec"].(map[string]any)
+		for k := range spec {
+			if !slices.Contains(kubeflow, k) {
+				return nil, "", "", false
+			}
+		}
+		meta := o["metadata"].(map[string]any)
+		name, _ = meta["name"].(string)
+		ns, _ = meta["namespace"].(string)
+		// The job's labels and annotations have their own keys.
+		for _, k := range []string{"labels", "annotations"} {
+			if v, ok := meta[k]; ok {
+				spec[k] = v
+			}
+		}
+		values, err := yaml.Marshal(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return values, name, ns, true
+	}
+	return nil, "", "", false
+}
+
+// typed returns o after a round trip through its Go type, when client-go
+// knows the kind: what the API server would store, so that `resources: {}`
+// and no resources compare equal.
+func typed(t *testing.T, o object) object {
+	t.Helper()
+	gv, err := schema.ParseGroupVersion(o["apiVersion"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := scheme.Scheme.New(gv.WithKind(o["kind"].(string)))
+	if err != nil {
+		return o
+	}
+	b, _ := json.Marshal(o)
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", key(o), err)
+	}
+	b, _ = json.Marshal(v)
+	var out object
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// defaultImage is the chart's default tfgen.supervisorImage.
+func defaultImage(t *testing.T) string {
+	t.Helper()
+	var values struct {
+		TFGen struct {
+			SupervisorImage string `json:"supervisorImage"`
+		} `json:"tfgen"`
+	}
+	readYAML(t, filepath.Join(chartDir, "values.yaml"), &values)
+	return values.TFGen.SupervisorImage
+}
+
+// checkTestHook checks that the chart's only hook is its test pod.
+func checkTestHook(t *testing.T, hooks map[string]object, name, ns string) {
+	t.Helper()
+	want := "Pod " + ns + "/" + name + "-test"
+	if got := keys(hooks); len(got) != 1 || got[0] != want {
+		t.Errorf("hooks %v, want the test pod %s", got, want)
+		return
+	}
+	ann := hooks[want]["metadata"].(map[string]any)["annotations"].(map[string]any)
+	if ann["helm.sh/hook"] != "test" {
+		t.Errorf("%s: helm.sh/hook %v, want test", want, ann["helm.sh/hook"])
+	}
+}
