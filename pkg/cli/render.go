@@ -113,6 +113,7 @@ func (o *renderOptions) Run(s Streams) error {
 			l.problems.add(err)
 			continue
 		}
+		helmFile := takeHelmFilename(u.job)
 		objs, err := r.Render(u.job, settings)
 		if err == nil {
 			err = check.Objects(objs)
@@ -120,6 +121,9 @@ func (o *renderOptions) Run(s Streams) error {
 		if err != nil {
 			l.problems.add(fmt.Errorf("%s: %s %s: %w", u.doc.Name(), u.job.Source.Kind, u.job.Name, err))
 			continue
+		}
+		if helmFile != "" {
+			setHelmFilename(objs, helmFile)
 		}
 		for _, o := range objs {
 			items = append(items, output.Item{Object: o})

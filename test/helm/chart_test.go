@@ -63,7 +63,8 @@ func TestChartTemplatesAreGenerated(t *testing.T) {
 }
 
 // TestChartVersions checks that the default supervisor image is the
-// chart's appVersion and the default Kubernetes version tfgen's.
+// chart's appVersion, the post-renderer plugin's version the chart's, and
+// the default Kubernetes version tfgen's.
 func TestChartVersions(t *testing.T) {
 	var chart struct {
 		APIVersion string `json:"apiVersion"`
@@ -81,6 +82,11 @@ func TestChartVersions(t *testing.T) {
 	}
 	if want := version.Image + ":" + chart.AppVersion; values.TFGen.SupervisorImage != want {
 		t.Errorf("values.yaml tfgen.supervisorImage = %q, want %q (the chart's appVersion)", values.TFGen.SupervisorImage, want)
+	}
+	var plugin struct{ Name, Version string }
+	readYAML(t, filepath.Join(root, "plugins", "tfgen", "plugin.yaml"), &plugin)
+	if plugin.Name != "tfgen" || plugin.Version != chart.Version {
+		t.Errorf("plugins/tfgen/plugin.yaml: name %q version %q, want tfgen %s (the chart's version)", plugin.Name, plugin.Version, chart.Version)
 	}
 	if values.TFGen.KubeVersion != version.KubeVersion {
 		t.Errorf("values.yaml tfgen.kubeVersion = %q, want %q as tfgen's --kube-version", values.TFGen.KubeVersion, version.KubeVersion)
