@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -78,35 +79,42 @@ func startDelay(b *testing.B, cmd *exec.Cmd, file string) (toStart, total time.D
 	return time.Duration(stamps(b, file)[0][0] - t0.UnixNano()), total
 }
 
+// median returns the median of d in milliseconds: robust to the spikes
+// of other load on the machine, which a mean is not.
+func median(d []time.Duration) float64 {
+	slices.Sort(d)
+	if len(d) == 0 {
+		return 0
+	}
+	return float64(d[len(d)/2]) / 1e6
+}
+
 // BenchmarkStartOverhead compares `tfsupervisor run -- stamp` with
 // `stamp`, alternating: the difference of the times to the stamp's main is
 // the time the supervisor adds before the child starts; that of the whole
-// runs adds the time it takes after the child's exit.
+// runs adds the time it takes after the child's exit. Medians.
 func BenchmarkStartOverhead(b *testing.B) {
 	stamp, file := stampBin(b), filepath.Join(b.TempDir(), "stamps")
-	var before, around time.Duration
-	n := 0
+	var before, around []time.Duration
 	for b.Loop() {
 		direct := exec.Command(stamp)
 		direct.Env = append(os.Environ(), "STAMP_FILE="+file)
 		s1, t1 := startDelay(b, direct, file)
 		s2, t2 := startDelay(b, supervisor([]string{"STAMP_FILE=" + file}, "run", "--", stamp), file)
-		before, around = before+s2-s1, around+t2-t1
-		n++
+		before, around = append(before, s2-s1), append(around, t2-t1)
 	}
-	b.ReportMetric(float64(before)/float64(n)/1e6, "ms-before-start")
-	b.ReportMetric(float64(around)/float64(n)/1e6, "ms-around")
+	b.ReportMetric(median(before), "ms-before-start")
+	b.ReportMetric(median(around), "ms-around")
 }
 
 // BenchmarkRestart measures child exit → restarted child with zero
 // backoff: the stamp exits and is started again, 200 times, under Always;
-// each gap from one stamp's exit to the next one's main counts (the
-// child's own start, about half a millisecond for a Go program, included).
+// the median gap from one stamp's exit to the next one's main (the child's
+// own start, about half a millisecond for a Go program, included).
 func BenchmarkRestart(b *testing.B) {
 	const cycles = 200
 	stamp, file := stampBin(b), filepath.Join(b.TempDir(), "stamps")
-	var gaps time.Duration
-	n := 0
+	var gaps []time.Duration
 	for b.Loop() {
 		os.Remove(file)
 		cmd := supervisor([]string{"STAMP_FILE=" + file}, "run", "--restart-policy", "Always",
@@ -116,11 +124,10 @@ func BenchmarkRestart(b *testing.B) {
 		}
 		s := stamps(b, file)
 		for i := 1; i < len(s); i++ {
-			gaps += time.Duration(s[i][0] - s[i-1][1])
-			n++
+			gaps = append(gaps, time.Duration(s[i][0]-s[i-1][1]))
 		}
 	}
-	b.ReportMetric(float64(gaps)/float64(n)/1e6, "ms/restart")
+	b.ReportMetric(median(gaps), "ms/restart")
 }
 
 // BenchmarkMemory reads the resident memory of a supervisor that
