@@ -1,6 +1,7 @@
 package record
 
 import (
+	"sort"
 	"strings"
 	"time"
 )
@@ -118,6 +119,22 @@ func (s *Status) Replica(t string, index int32) *Replica {
 // Lookup returns the entry of replica index of type t, or nil.
 func (s *Status) Lookup(t string, index int32) *Replica {
 	return s.Replicas[Key(t, index)]
+}
+
+// ReplicaList returns the replicas sorted by type, then index (for
+// `tfgen status`'s table).
+func (s *Status) ReplicaList() []*Replica {
+	list := make([]*Replica, 0, len(s.Replicas))
+	for _, r := range s.Replicas {
+		list = append(list, r)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].Type != list[j].Type {
+			return list[i].Type < list[j].Type
+		}
+		return list[i].Index < list[j].Index
+	})
+	return list
 }
 
 // Recount derives replicaStatuses from replicas.

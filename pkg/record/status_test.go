@@ -83,6 +83,13 @@ func TestRoundTripAndRecount(t *testing.T) {
 	if diff := cmp.Diff(want, got.ReplicaStatuses); diff != "" {
 		t.Errorf("replicaStatuses (-want +got):\n%s", diff)
 	}
+	var order []string
+	for _, r := range got.ReplicaList() {
+		order = append(order, Key(r.Type, r.Index))
+	}
+	if diff := cmp.Diff([]string{"ps-0", "worker-0", "worker-1", "worker-2"}, order); diff != "" {
+		t.Errorf("ReplicaList (-want +got):\n%s", diff)
+	}
 	if empty, err := Parse(nil); err != nil || empty.Ended() || empty.Restarts != 0 {
 		t.Errorf("Parse(nil) = %+v, %v", empty, err)
 	}
