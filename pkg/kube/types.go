@@ -165,13 +165,3 @@ type ObjectReference struct {
 	Name       string `json:"name,omitempty"`
 	UID        string `json:"uid,omitempty"`
 }
-
-// WatchEvent is one event of a watch stream.
-type WatchEvent struct {
-	// Type: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.
-	Type string
-	// Pod is the object (for ERROR, nil; Err says why).
-	Pod *Pod
-	// Err is set for an ERROR event.
-	Err error
-}
