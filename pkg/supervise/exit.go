@@ -99,8 +99,7 @@ func (r *replica) exited(ctx context.Context, ex Exit, id string) outcome {
 	return o
 }
 
-// withinLimits: maxRestarts and backoffLimit leave a restart (exit 0
-// under Always only restarts while they do).
+// withinLimits: maxRestarts and backoffLimit leave a restart.
 func withinLimits(cfg *Config, e *record.Replica, s *record.Status) bool {
 	return (cfg.Policy.MaxRestarts == nil || e.Restarts < *cfg.Policy.MaxRestarts) &&
 		(cfg.BackoffLimit == nil || s.Restarts < *cfg.BackoffLimit)

@@ -31,9 +31,10 @@ const (
 
 // JobSucceeded reports whether the job has succeeded given the replicas'
 // states in s: the success replica if one is set; else the chief (or
-// master); else worker 0, or every worker under AllWorkers. Parameter
-// servers and evaluators never decide. A job without roles is its one
-// replica.
+// master, or an MXNet scheduler, which exits once training is over); else
+// worker 0, or every worker under AllWorkers; an MXTune job without workers
+// succeeds when its tuners do. Parameter servers and evaluators never
+// decide. A job without roles is its one replica.
 func (c *Config) JobSucceeded(s *record.Status) bool {
 	done := func(t string, i int32) bool {
 		r := s.Lookup(t, i)
@@ -57,13 +58,18 @@ func (c *Config) JobSucceeded(s *record.Status) bool {
 	case len(c.Layout.Roles) == 0:
 		return done(c.Self.Type, c.Self.Index)
 	}
-	for _, t := range []string{"chief", "master"} {
+	for _, t := range []string{"chief", "master", "scheduler"} {
 		if r, ok := c.Layout.Role(t); ok && r.Replicas > 0 {
 			return all(t)
 		}
 	}
 	if c.SuccessPolicy == AllWorkers {
 		return all("worker")
+	}
+	if _, ok := c.Layout.Role("worker"); !ok {
+		if _, ok := c.Layout.Role("tuner"); ok {
+			return all("tuner")
+		}
 	}
 	return done("worker", 0)
 }

@@ -52,6 +52,10 @@ func TestJobSucceeded(t *testing.T) {
 		{"success replica done", roles("chief:1:1,worker:2:1"), "", "worker-1", map[string]record.State{"worker-1": ok}, true},
 		{"no roles: the replica itself", &cluster.Layout{}, "", "", map[string]record.State{"worker-0": ok}, true},
 		{"failed is not success", roles("worker:1:1"), "", "", map[string]record.State{"worker-0": bad}, false},
+		{"MXNet scheduler decides", roles("scheduler:1:1,server:1:1,worker:2:1"), "", "", map[string]record.State{"worker-0": ok, "worker-1": ok}, false},
+		{"MXNet scheduler done", roles("scheduler:1:1,server:1:1,worker:2:1"), "", "", map[string]record.State{"scheduler-0": ok}, true},
+		{"MXTune tuners decide", roles("tuner:2:1,tunerserver:1:1,tunertracker:1:1"), "", "", map[string]record.State{"tuner-0": ok, "tuner-1": ok}, true},
+		{"MXTune waits for every tuner", roles("tuner:2:1,tunerserver:1:1,tunertracker:1:1"), "", "", map[string]record.State{"tuner-0": ok}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

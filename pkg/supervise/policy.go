@@ -17,7 +17,10 @@ const (
 	Never RestartPolicy = "Never"
 	// OnFailure restarts after a non-zero exit.
 	OnFailure RestartPolicy = "OnFailure"
-	// Always restarts after every exit, 0 included, while the job runs.
+	// Always restarts after every failure, like OnFailure. A replica that
+	// exited 0 has finished its work and is never run again (DESIGN 4.7);
+	// this is also what the kubelet's restart rules do in sidecar mode.
+	// Kubeflow restarts it, so a chief under Always never completes there.
 	Always RestartPolicy = "Always"
 	// ExitCode restarts after a retryable exit code: by default 128-255
 	// (killed by a signal) are retryable and 1-127 permanent.
@@ -60,9 +63,7 @@ func (p *Policy) Retryable(code int) bool {
 // exited with code (before any limit is applied).
 func (p *Policy) ShouldRestart(code int) bool {
 	switch p.Restart {
-	case Always:
-		return true
-	case OnFailure:
+	case Always, OnFailure:
 		return code != 0
 	case ExitCode:
 		return code != 0 && p.Retryable(code)

@@ -41,7 +41,7 @@ func TestRestartPolicies(t *testing.T) {
 			wantEvents: []string{"ReplicaExited", "ReplicaRestarting", "ReplicaExited", "ReplicaRestarting", "ReplicaExited", "JobSucceeded"}},
 		{name: "OnFailure success first", policy: supervise.OnFailure, codes: []string{"0", "3"},
 			wantRuns: 1, wantCode: 0, wantReason: "Completed", wantJob: record.JobSucceeded},
-		{name: "Always restarts after success too", policy: supervise.Always, maxRestarts: ptr[int32](2), codes: []string{"0", "3", "0", "3"},
+		{name: "Always restarts failures, not a success", policy: supervise.Always, codes: []string{"3", "k9", "0", "3"},
 			wantRuns: 3, wantCode: 0, wantReason: "Completed", wantRestarts: 2, wantJob: record.JobSucceeded},
 		{name: "ExitCode signal retryable, 1-127 permanent", policy: supervise.ExitCode, codes: []string{"k9", "130", "255", "3", "0"},
 			wantRuns: 4, wantCode: 3, wantReason: "ReplicaFailed", wantRestarts: 3, wantJob: record.JobFailed},
