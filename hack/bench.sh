@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench.sh: tfgen's performance figures (DESIGN section 7) as tables. The
 # render part runs the built bin/tfgen (`make build`) and the Go benchmarks
-# of pkg/render and pkg/cli; then hack/bench-supervisor.sh adds tfsupervisor's.
+# of pkg/render and pkg/cli; then hack/bench-helm.sh adds helm template against
+# tfgen render (SKIP_HELM=1 leaves it out), and hack/bench-supervisor.sh
+# tfsupervisor's (SKIP_SUPERVISOR=1).
 #
 #   hack/bench.sh           # 1,000 jobs, best of 3 runs
 #   JOBS=5000 RUNS=5 hack/bench.sh
@@ -87,6 +89,11 @@ row "job with 10,000 workers: elapsed, output" "${large_time}s, ${large_bytes} B
 row "  10,000 workers, render step alone (pkg/render)" "$large_render ms" "<= 10 ms" "$(verdict "$large_render" 10)"
 echo
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime), $(nproc) CPUs"
+
+if [[ -z ${SKIP_HELM:-} && -x hack/bench-helm.sh ]]; then
+	echo
+	hack/bench-helm.sh
+fi
 
 if [[ -z ${SKIP_SUPERVISOR:-} && -x hack/bench-supervisor.sh ]]; then
 	echo
