@@ -17,6 +17,9 @@ type Command struct {
 	Env []string
 	// Dir is the working directory ("" inherits).
 	Dir string
+	// Stdin, Stdout and Stderr of the process; nil inherits the
+	// supervisor's (`tfgen run` gives each replica a pipe).
+	Stdin, Stdout, Stderr *os.File
 }
 
 // Exit is how a training process ended.

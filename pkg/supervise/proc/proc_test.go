@@ -123,3 +123,31 @@ func TestLeftoversKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStdio: the process writes to the files its Command gives, and reads
+// from its stdin.
+func TestStdio(t *testing.T) {
+	in, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := runner.Start(supervise.Command{Args: []string{"sh", "-c", "echo out; echo err >&2; cat"}, Env: os.Environ(),
+		Stdin: in, Stdout: w, Stderr: w})
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done()
+	if diff := cmp.Diff("out\nerr\n", string(got)); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}

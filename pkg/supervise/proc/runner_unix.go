@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -29,8 +30,8 @@ func NewRunner(logf func(string, ...any)) *Runner {
 }
 
 // Start implements supervise.Runner: cmd runs in a new process group with
-// the supervisor's stdin, stdout and stderr. A command without a slash is
-// looked up in PATH.
+// cmd's stdin, stdout and stderr, or the supervisor's where cmd has none. A
+// command without a slash is looked up in PATH.
 func (*Runner) Start(cmd supervise.Command) (supervise.Process, error) {
 	if len(cmd.Args) == 0 {
 		return nil, &supervise.StartError{Code: 127, Err: errors.New("no command")}
@@ -48,10 +49,14 @@ func (*Runner) Start(cmd supervise.Command) (supervise.Process, error) {
 	}
 	r, _ := getReaper()
 	p := &process{done: make(chan struct{})}
-	attr := &syscall.ProcAttr{Dir: cmd.Dir, Env: cmd.Env, Files: []uintptr{0, 1, 2},
+	files := []uintptr{fd(cmd.Stdin, 0), fd(cmd.Stdout, 1), fd(cmd.Stderr, 2)}
+	attr := &syscall.ProcAttr{Dir: cmd.Dir, Env: cmd.Env, Files: files,
 		Sys: &syscall.SysProcAttr{Setpgid: true}}
 	r.mu.Lock()
 	pid, err := syscall.ForkExec(path, cmd.Args, attr)
+	runtime.KeepAlive(cmd.Stdin) // no finalizer closes them before the fork
+	runtime.KeepAlive(cmd.Stdout)
+	runtime.KeepAlive(cmd.Stderr)
 	if err == nil {
 		p.pid = pid
 		r.waiters[pid] = p.exited
@@ -61,6 +66,14 @@ func (*Runner) Start(cmd supervise.Command) (supervise.Process, error) {
 		return nil, startError(path, err)
 	}
 	return p, nil
+}
+
+// fd is f's descriptor, or def when f is nil.
+func fd(f *os.File, def uintptr) uintptr {
+	if f == nil {
+		return def
+	}
+	return f.Fd()
 }
 
 func startError(path string, err error) error {
