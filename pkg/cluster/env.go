@@ -135,7 +135,7 @@ func (l *Layout) mxEnv(t string, index int32, ns string) ([]EnvVar, error) {
 	for _, r := range l.Roles {
 		ups := make([]urlPort, r.Replicas)
 		for i := range ups {
-			ups[i] = urlPort{URL: l.Host(r.Type, int32(i), ns), Port: r.Port}
+			ups[i] = urlPort{URL: l.Host(r.Type, int32(i), ns), Port: l.port(r.Type, int32(i))}
 		}
 		cfg.Cluster[r.Type] = ups
 		cfg.Labels[r.Type] = r.Label
@@ -155,7 +155,7 @@ func (l *Layout) mxEnv(t string, index int32, ns string) ([]EnvVar, error) {
 	}
 	env = append(env,
 		EnvVar{"DMLC_PS_ROOT_URI", l.Host("scheduler", 0, ns)},
-		EnvVar{"DMLC_PS_ROOT_PORT", strconv.Itoa(int(sched.Port))},
+		EnvVar{"DMLC_PS_ROOT_PORT", strconv.Itoa(int(l.port(sched.Type, 0)))},
 		EnvVar{"DMLC_NUM_SERVER", count("server")},
 		EnvVar{"DMLC_NUM_WORKER", count("worker")},
 		EnvVar{"DMLC_ROLE", t},

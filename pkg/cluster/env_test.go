@@ -62,6 +62,29 @@ func TestEnv(t *testing.T) {
 			{"DMLC_NUM_SERVER", "2"}, {"DMLC_NUM_WORKER", "3"}, {"DMLC_ROLE", "worker"},
 			{"DMLC_USE_KUBERNETES", "1"}, {"DMLC_WORKER_ID", "2"},
 		},
+	}, {
+		name: "tensorflow on localhost (tfgen run)",
+		layout: func() *Layout {
+			l := tfLayout()
+			l.Addresses = map[string][]string{"evaluator": {"localhost:4000"}, "ps": {"localhost:4001"}, "worker": {"localhost:4002", "localhost:4003"}}
+			return l
+		},
+		typ: "ps", index: 0,
+		want: []EnvVar{{"TF_CONFIG", `{"cluster":{"evaluator":["localhost:4000"],"ps":["localhost:4001"],"worker":["localhost:4002","localhost:4003"]},"task":{"type":"ps","index":0},"environment":"cloud"}`}},
+	}, {
+		name: "mxnet on localhost: each replica's own port",
+		layout: func() *Layout {
+			return &Layout{Job: "m", Framework: MXNet, Roles: []Role{
+				{Type: "scheduler", Replicas: 1, Port: 9091}, {Type: "server", Replicas: 1, Port: 9091}, {Type: "worker", Replicas: 2, Port: 9091}},
+				Addresses: map[string][]string{"scheduler": {"localhost:5000"}, "server": {"localhost:5001"}, "worker": {"localhost:5002", "localhost:5003"}}}
+		},
+		typ: "server", index: 0,
+		want: []EnvVar{
+			{"MX_CONFIG", `{"cluster":{"scheduler":[{"url":"localhost","port":5000}],"server":[{"url":"localhost","port":5001}],` +
+				`"worker":[{"url":"localhost","port":5002},{"url":"localhost","port":5003}]},"labels":{"scheduler":"","server":"","worker":""},"task":{"type":"server","index":0}}`},
+			{"DMLC_PS_ROOT_URI", "localhost"}, {"DMLC_PS_ROOT_PORT", "5000"},
+			{"DMLC_NUM_SERVER", "1"}, {"DMLC_NUM_WORKER", "2"}, {"DMLC_ROLE", "server"}, {"DMLC_USE_KUBERNETES", "1"},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -94,6 +94,21 @@ func (l *Layout) address(t string, i int32, ns string) string {
 	return l.Host(t, i, ns) + ":" + strconv.Itoa(int(r.Port))
 }
 
+// port is the port of replica i of type t: its role's, or the one in its
+// address when Addresses is set.
+func (l *Layout) port(t string, i int32) int32 {
+	r, _ := l.Role(t)
+	if l.Addresses == nil {
+		return r.Port
+	}
+	_, p, _ := strings.Cut(l.address(t, i, ""), ":")
+	n, err := strconv.ParseInt(p, 10, 32)
+	if err != nil {
+		return r.Port
+	}
+	return int32(n)
+}
+
 // EncodeRoles writes roles in the compact flag form
 // "type:replicas:port[:label],..." that ParseRoles reads.
 func EncodeRoles(roles []Role) string {
