@@ -187,3 +187,20 @@ func TestLint(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultValues renders the chart's defaults, a job with no replica
+// specs: no replicas, and no Role rule that an empty resourceNames would
+// widen to every object of its kind.
+func TestDefaultValues(t *testing.T) {
+	objs := parse(t, mustHelm(t, nil, "template", "empty", chartDir, "-n", "team-a"))
+	hooks(objs)
+	want := []string{"ConfigMap team-a/empty", "Role team-a/empty-tfjob", "RoleBinding team-a/empty-tfjob", "ServiceAccount team-a/empty-tfjob"}
+	if d := cmp.Diff(want, keys(objs)); d != "" {
+		t.Errorf("objects (-want +got):\n%s", d)
+	}
+	for _, r := range objs["Role team-a/empty-tfjob"]["rules"].([]any) {
+		if names, ok := r.(map[string]any)["resourceNames"]; ok && len(names.([]any)) == 0 {
+			t.Errorf("rule %v grants every object of its kinds", r)
+		}
+	}
+}
