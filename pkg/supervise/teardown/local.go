@@ -20,7 +20,6 @@ type Local struct {
 	mu      sync.Mutex
 	stops   map[string][]context.CancelFunc
 	stopped map[string]bool
-	order   []string
 }
 
 var _ supervise.Teardown = (*Local)(nil)
@@ -50,9 +49,6 @@ func (l *Local) Stop(_ context.Context, types []string) error {
 		l.stopped = map[string]bool{}
 	}
 	for _, t := range types {
-		if !l.stopped[t] {
-			l.order = append(l.order, t)
-		}
 		l.stopped[t] = true
 		for _, stop := range l.stops[t] {
 			stop()
@@ -60,11 +56,4 @@ func (l *Local) Stop(_ context.Context, types []string) error {
 		delete(l.stops, t)
 	}
 	return nil
-}
-
-// Stopped returns the types stopped so far, in the order first stopped.
-func (l *Local) Stopped() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.order...)
 }

@@ -27,7 +27,4 @@ func TestLocalStop(t *testing.T) {
 	if diff := cmp.Diff([]string{"ps-0", "ps-1", "worker-0", "worker-1"}, stopped); diff != "" {
 		t.Errorf("stopped (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"ps", "evaluator", "worker"}, l.Stopped()); diff != "" {
-		t.Errorf("Stopped() (-want +got):\n%s", diff)
-	}
 }
