@@ -1,0 +1,133 @@
+package localrun
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tfgen/tfgen/pkg/cluster"
+)
+
+// envList is an environment in which a later value replaces an earlier
+// one in place.
+type envList struct {
+	names []string
+	vals  map[string]string
+}
+
+func (e *envList) set(name, value string) {
+	if e.vals == nil {
+		e.vals = map[string]string{}
+	}
+	if _, ok := e.vals[name]; !ok {
+		e.names = append(e.names, name)
+	}
+	e.vals[name] = value
+}
+
+func (e *envList) lookup(name string) (string, bool) {
+	v, ok := e.vals[name]
+	return v, ok
+}
+
+// strings returns the list as NAME=value strings.
+func (e *envList) strings() []string {
+	out := make([]string, len(e.names))
+	for i, n := range e.names {
+		out[i] = n + "=" + e.vals[n]
+	}
+	return out
+}
+
+// containerEnv returns what the kubelet would give container c of pod in
+// namespace ns before the supervisor adds its own: POD_NAME and
+// POD_NAMESPACE (the downward API entries tfgen renders first, unless c
+// sets them), then c's env values with $(VAR) expanded. Entries the
+// kubelet would resolve from the cluster (valueFrom, envFrom) are skipped
+// and named in the warnings.
+func containerEnv(c *corev1.Container, pod, ns string) (env *envList, skipped []string) {
+	env = &envList{}
+	own := map[string]bool{}
+	for _, e := range c.Env {
+		own[e.Name] = true
+	}
+	if !own["POD_NAME"] {
+		env.set("POD_NAME", pod)
+	}
+	if !own["POD_NAMESPACE"] {
+		env.set("POD_NAMESPACE", ns)
+	}
+	for _, e := range c.Env {
+		if e.ValueFrom != nil {
+			skipped = append(skipped, fmt.Sprintf("env %s (valueFrom)", e.Name))
+			continue
+		}
+		env.set(e.Name, expand(e.Value, env.lookup))
+	}
+	for _, from := range c.EnvFrom {
+		switch {
+		case from.ConfigMapRef != nil:
+			skipped = append(skipped, fmt.Sprintf("envFrom configMap %s", from.ConfigMapRef.Name))
+		case from.SecretRef != nil:
+			skipped = append(skipped, fmt.Sprintf("envFrom secret %s", from.SecretRef.Name))
+		}
+	}
+	return env, skipped
+}
+
+// processEnv returns the environment of a replica's process: environ
+// (this machine's, for PATH and HOME), then the container's, then the
+// cluster's (TF_CONFIG...), each replacing what came before, as
+// tfsupervisor replaces TF_CONFIG in the pod.
+func processEnv(environ []string, container *envList, vars []cluster.EnvVar) []string {
+	env := &envList{}
+	for _, kv := range environ {
+		if name, value, ok := strings.Cut(kv, "="); ok && name != "" {
+			env.set(name, value)
+		}
+	}
+	for _, n := range container.names {
+		env.set(n, container.vals[n])
+	}
+	for _, v := range vars {
+		env.set(v.Name, v.Value)
+	}
+	return env.strings()
+}
+
+// expand replaces each $(NAME) in s with lookup(NAME), as the kubelet
+// expands env values, command and args: $$ is a literal $, and a reference
+// to an unknown name is left as written.
+func expand(s string, lookup func(string) (string, bool)) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			b.WriteByte('$')
+			i++
+		case '(':
+			end := strings.IndexByte(s[i+2:], ')')
+			if end < 0 {
+				b.WriteString(s[i:])
+				return b.String()
+			}
+			ref := s[i : i+3+end]
+			if v, ok := lookup(s[i+2 : i+2+end]); ok {
+				ref = v
+			}
+			b.WriteString(ref)
+			i += 2 + end
+		default:
+			b.WriteByte('$')
+		}
+	}
+	return b.String()
+}

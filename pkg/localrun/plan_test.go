@@ -1,0 +1,194 @@
+package localrun
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tfgen/tfgen/pkg/job"
+	"github.com/tfgen/tfgen/pkg/supervise"
+)
+
+// envOf returns the replica's environment as a map.
+func envOf(r Replica) map[string]string {
+	m := map[string]string{}
+	for _, kv := range r.Command.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
+func TestPlanTFConfig(t *testing.T) {
+	worker := sh(1, job.RestartOnFailure, "train --steps=$(STEPS) --pod=$(POD_NAME) $$(KEPT) $(UNKNOWN)",
+		corev1.EnvVar{Name: "STEPS", Value: "100"},
+		corev1.EnvVar{Name: "TF_CONFIG", Value: "overridden by the cluster's"},
+		corev1.EnvVar{Name: "LOG", Value: "/logs/$(POD_NAMESPACE)/$(POD_NAME)"},
+		corev1.EnvVar{Name: "NODE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}})
+	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Chief: sh(1, "", "exit 0"), job.PS: sh(1, "", "exit 0"), job.Worker: worker})
+	p, err := NewPlan(j, PlanOptions{Replicas: map[string]int32{"Worker": 2}, Ports: ports, Environ: []string{"PATH=/bin:/usr/bin", "STEPS=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names, addrs []string
+	for _, r := range p.Replicas {
+		names, addrs = append(names, r.Ref.String()), append(addrs, r.Address)
+	}
+	if diff := cmp.Diff([]string{"chief-0", "ps-0", "worker-0", "worker-1"}, names); diff != "" {
+		t.Errorf("replicas (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"localhost:40000", "localhost:40001", "localhost:40002", "localhost:40003"}, addrs); diff != "" {
+		t.Errorf("addresses (-want +got):\n%s", diff)
+	}
+	w1 := p.Replicas[3]
+	env := envOf(w1)
+	var tf struct {
+		Cluster map[string][]string
+		Task    struct {
+			Type  string
+			Index int
+		}
+		Environment string
+	}
+	if err := json.Unmarshal([]byte(env["TF_CONFIG"]), &tf); err != nil {
+		t.Fatalf("TF_CONFIG %q: %v", env["TF_CONFIG"], err)
+	}
+	wantCluster := map[string][]string{"chief": {"localhost:40000"}, "ps": {"localhost:40001"}, "worker": {"localhost:40002", "localhost:40003"}}
+	if diff := cmp.Diff(wantCluster, tf.Cluster); diff != "" {
+		t.Errorf("TF_CONFIG cluster (-want +got):\n%s", diff)
+	}
+	if tf.Task.Type != "worker" || tf.Task.Index != 1 || tf.Environment != "cloud" {
+		t.Errorf("TF_CONFIG task %+v, environment %q", tf.Task, tf.Environment)
+	}
+	for k, want := range map[string]string{"POD_NAME": "demo-worker-1", "POD_NAMESPACE": "default", "STEPS": "100",
+		"LOG": "/logs/default/demo-worker-1", "PATH": "/bin:/usr/bin"} {
+		if env[k] != want {
+			t.Errorf("%s=%q, want %q", k, env[k], want)
+		}
+	}
+	if _, ok := env["NODE"]; ok {
+		t.Errorf("NODE (valueFrom) is set: %q", env["NODE"])
+	}
+	wantArgs := []string{"sh", "-c", "train --steps=100 --pod=demo-worker-1 $(KEPT) $(UNKNOWN)"}
+	if diff := cmp.Diff(wantArgs, w1.Command.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	wantWarn := []string{"replica type Worker: skipped env NODE (valueFrom): tfgen run resolves no cluster references"}
+	if diff := cmp.Diff(wantWarn, p.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	c := w1.Config
+	if c.Pod != "demo-worker-1" || c.Self != (supervise.Ref{Type: "worker", Index: 1}) || c.Policy.Restart != supervise.OnFailure ||
+		c.GracePeriod != 30*time.Second || c.CleanPodPolicy != supervise.CleanRunning || c.Policy.Backoff != supervise.DefaultBackoff {
+		t.Errorf("worker-1 config: %+v", c)
+	}
+}
+
+func TestPlanMXNet(t *testing.T) {
+	j := &job.Job{Name: "mx", MXReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{
+		job.Scheduler: sh(1, "", "true"), job.Server: sh(1, "", "true"), job.Worker: sh(2, "", "true")}}
+	j.MXReplicaSpecs[job.Scheduler].Template.Spec.Containers[0].Name = "mxnet"
+	job.SetDefaults(j)
+	p, err := NewPlan(j, PlanOptions{Ports: ports, Environ: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := envOf(p.Replicas[3]) // worker-1
+	for k, want := range map[string]string{"DMLC_PS_ROOT_URI": "localhost", "DMLC_PS_ROOT_PORT": "40000", "DMLC_ROLE": "worker",
+		"DMLC_WORKER_ID": "1", "DMLC_NUM_WORKER": "2", "DMLC_NUM_SERVER": "1"} {
+		if env[k] != want {
+			t.Errorf("%s=%q, want %q", k, env[k], want)
+		}
+	}
+	if !strings.Contains(env["MX_CONFIG"], `"worker":[{"url":"localhost","port":40002},{"url":"localhost","port":40003}]`) {
+		t.Errorf("MX_CONFIG %s", env["MX_CONFIG"])
+	}
+}
+
+func TestPlanPolicies(t *testing.T) {
+	ps := sh(1, job.RestartExitCode, "true")
+	ps.RetryableExitCodes, ps.MaxRestarts = []int32{137}, ptr(int32(3))
+	grace := int64(5)
+	ps.Template.Spec.TerminationGracePeriodSeconds = &grace
+	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(2, "", "true"), job.PS: ps})
+	j.RunPolicy = job.RunPolicy{CleanPodPolicy: job.CleanAll, BackoffLimit: ptr(int32(4)), ActiveDeadlineSeconds: ptr(int64(60))}
+	j.SuccessPolicy = job.SuccessAllWorkers
+	j.SuccessReplica = &job.ReplicaRef{Type: job.Worker, Index: 1}
+	for _, tc := range []struct {
+		name  string
+		o     PlanOptions
+		grace time.Duration
+	}{
+		{"template grace period", PlanOptions{}, 5 * time.Second},
+		{"--grace-period", PlanOptions{GracePeriod: time.Second}, time.Second},
+	} {
+		tc.o.Ports = ports
+		p, err := NewPlan(j, tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := p.Replicas[0].Config // ps-0
+		want := supervise.Policy{Restart: supervise.ExitCode, RetryableExitCodes: []int32{137}, MaxRestarts: ptr(int32(3)), Backoff: supervise.DefaultBackoff}
+		if diff := cmp.Diff(want, c.Policy); diff != "" {
+			t.Errorf("%s: policy (-want +got):\n%s", tc.name, diff)
+		}
+		if c.GracePeriod != tc.grace || *c.BackoffLimit != 4 || c.ActiveDeadline != time.Minute || c.CleanPodPolicy != supervise.CleanAll ||
+			c.SuccessPolicy != supervise.AllWorkers || *c.SuccessReplica != (supervise.Ref{Type: "worker", Index: 1}) {
+			t.Errorf("%s: config %+v", tc.name, c)
+		}
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	sidecar := sh(1, "", "")
+	sidecar.Template.Spec.Containers[0].Command = nil
+	missing := sh(1, "", "")
+	missing.Template.Spec.Containers[0].Command = []string{"tfgen-no-such-command", "train.py"}
+	missing.Template.Spec.Containers[0].Image = "tensorflow/tensorflow:2.16.1"
+	for _, tc := range []struct {
+		name  string
+		specs map[job.ReplicaType]*job.ReplicaSpec
+		o     PlanOptions
+		want  string
+	}{
+		{"sidecar mode", map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sidecar},
+			PlanOptions{}, `replica type Worker: container "tensorflow" has no command, so it would run its image's entrypoint, which tfgen run cannot know; ` +
+				"give the container a command, or map its image with --image-entrypoints"},
+		{"command not installed", map[job.ReplicaType]*job.ReplicaSpec{job.Chief: missing, job.Worker: sh(1, "", "true")},
+			PlanOptions{}, `replica type Chief: command "tfgen-no-such-command": executable file not found in $PATH; ` +
+				"tfgen run runs the container's command on this machine, not in its image tensorflow/tensorflow:2.16.1"},
+		{"unknown type", map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(1, "", "true")},
+			PlanOptions{Replicas: map[string]int32{"ps": 2}}, "--replicas ps=2: job demo has no replica type ps (it has worker)"},
+		{"negative count", map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(1, "", "true")},
+			PlanOptions{Replicas: map[string]int32{"worker": -1}}, "--replicas worker=-1: the count must be 0 or more"},
+		{"nothing to run", map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(1, "", "true")},
+			PlanOptions{Replicas: map[string]int32{"worker": 0}}, "job demo has no replicas to run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.o.Ports = ports
+			_, err := NewPlan(tfJob(tc.specs), tc.o)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error:\n%v\nwant:\n%s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	vars := map[string]string{"A": "x", "EMPTY": ""}
+	lookup := func(n string) (string, bool) { v, ok := vars[n]; return v, ok }
+	for in, want := range map[string]string{
+		"plain": "plain", "$(A)": "x", "a$(A)b$(A)": "axbx", "$(EMPTY)-": "-", "$(B)": "$(B)",
+		"$$(A)": "$(A)", "$$": "$", "$": "$", "$x": "$x", "$(A": "$(A", "cost $5": "cost $5",
+	} {
+		if got := expand(in, lookup); got != want {
+			t.Errorf("expand(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

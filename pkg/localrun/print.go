@@ -1,0 +1,177 @@
+package localrun
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tfgen/tfgen/pkg/supervise"
+)
+
+// ANSI styles.
+const (
+	reset = "\x1b[0m"
+	bold  = "\x1b[1m"
+	red   = "\x1b[31m"
+	green = "\x1b[32m"
+)
+
+// palette colours the replicas' prefixes in turn.
+var palette = []string{"\x1b[36m", "\x1b[33m", "\x1b[32m", "\x1b[35m", "\x1b[34m", "\x1b[96m", "\x1b[93m", "\x1b[92m", "\x1b[95m", "\x1b[94m"}
+
+// printer writes whole lines to one writer: each replica's output and
+// tfgen's lines about it under the replica's prefix, the job's lines under
+// "tfgen: ".
+type printer struct {
+	mu       sync.Mutex
+	w        io.Writer
+	color    bool
+	job      string
+	prefixes []string
+	plan     *Plan
+}
+
+func newPrinter(w io.Writer, color bool, p *Plan) *printer {
+	pr := &printer{w: w, color: color, job: p.Job, plan: p}
+	for i, r := range p.Replicas {
+		prefix := "[" + r.Ref.String() + "] "
+		if color {
+			prefix = palette[i%len(palette)] + prefix + reset
+		}
+		pr.prefixes = append(pr.prefixes, prefix)
+	}
+	return pr
+}
+
+func (p *printer) style(s, text string) string {
+	if !p.color || s == "" {
+		return text
+	}
+	return s + text + reset
+}
+
+// write writes line (which may lack its newline) under replica i's prefix.
+func (p *printer) write(i int, line []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b := make([]byte, 0, len(p.prefixes[i])+len(line)+1)
+	b = append(append(b, p.prefixes[i]...), line...)
+	if len(line) == 0 || line[len(line)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	_, _ = p.w.Write(b)
+}
+
+// note writes tfgen's line about replica i.
+func (p *printer) note(i int, style, format string, args ...any) {
+	p.write(i, []byte(p.style(style, "tfgen: "+fmt.Sprintf(format, args...))))
+}
+
+// jobLine writes a line about the whole job.
+func (p *printer) jobLine(style, format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintln(p.w, p.style(style, "tfgen: "+fmt.Sprintf(format, args...)))
+}
+
+// copy writes what r delivers, line by line, under replica i's prefix,
+// until r ends. A line longer than the buffer is cut into several.
+func (p *printer) copy(i int, r io.Reader) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 {
+			p.write(i, line)
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return
+		}
+	}
+}
+
+// logf is replica i's supervisor's log.
+func (p *printer) logf(i int) func(string, ...any) {
+	return func(format string, args ...any) { p.note(i, "", format, args...) }
+}
+
+// reporter shows replica i's supervision reports: its start, each exit
+// with what follows it, and the job's end.
+type reporter struct {
+	p *printer
+	i int
+}
+
+var _ supervise.Reporter = reporter{}
+
+// Report implements supervise.Reporter.
+func (r reporter) Report(rep supervise.Report) {
+	p, rp := r.p, &r.p.plan.Replicas[r.i]
+	switch rep.Reason {
+	case "Started":
+		p.note(r.i, "", "starting %s (address %s)", quoteArgs(rp.Command.Args), rp.Address)
+	case "Restarted":
+		p.note(r.i, "", "started again (restart %d)", rep.Restarts)
+	}
+	for _, e := range rep.Events {
+		switch e.Reason {
+		case supervise.ReasonReplicaExited:
+			what := strings.ToLower(rep.State)
+			switch rep.State {
+			case "Restarting":
+				what = "restarting (restart " + strconv.Itoa(int(rep.Restarts)) + ")"
+			case "Failed":
+				what = "failed (" + rep.Reason + ")"
+			case "Stopped":
+				what = "stopped (the job had ended)"
+			}
+			style := green
+			if e.Type != "Normal" {
+				style = red
+			}
+			p.note(r.i, style, "%s: %s", strings.TrimPrefix(e.Note, "replica "+rp.Ref.String()+" "), what)
+		case supervise.ReasonReplicaStopped:
+			code := -1
+			if rep.ExitCode != nil {
+				code = int(*rep.ExitCode)
+			}
+			p.note(r.i, "", "stopped (exit code %d)", code)
+		case supervise.ReasonJobSucceeded:
+			p.jobLine(bold+green, "job %s succeeded: %s", p.job, strings.TrimPrefix(e.Note, "the job succeeded: "))
+			r.leftRunning()
+		case supervise.ReasonJobFailed:
+			p.jobLine(bold+red, "job %s failed: %s", p.job, e.Note)
+			r.leftRunning()
+		}
+	}
+}
+
+// leftRunning says, when the clean-pod policy stops nothing, that what
+// still runs keeps running, as in a cluster.
+func (r reporter) leftRunning() {
+	if r.p.plan.Replicas[r.i].Config.CleanPodPolicy == supervise.CleanNone {
+		r.p.jobLine(bold, "cleanPodPolicy None: replicas still running are left running, as in a cluster; Ctrl-C stops them")
+	}
+}
+
+// Flush implements supervise.Reporter: lines are written as reported.
+func (reporter) Flush(context.Context) error { return nil }
+
+// quoteArgs shows a command on one line, shortened.
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]#~") {
+			q[i] = strconv.Quote(a)
+		}
+	}
+	s := strings.Join(q, " ")
+	if r := []rune(s); len(r) > 72 {
+		s = string(r[:71]) + "…"
+	}
+	return s
+}
