@@ -42,6 +42,13 @@ func NewRootCmd(s Streams) *cobra.Command {
 		newValuesCmd(s),
 		newVersionCmd(s),
 		newCompletionCmd(s),
+		newListCmd(s),
+		newStatusCmd(s),
+		newLogsCmd(s),
+		newSuspendCmd(s),
+		newResumeCmd(s),
+		newScaleCmd(s),
+		newDeleteCmd(s),
 	)
 	return cmd
 }

@@ -1,0 +1,196 @@
+package operate
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tfgen/tfgen/pkg/cluster"
+)
+
+// rolesEnv is the environment form of tfsupervisor's --roles flag.
+const rolesEnv = "TFSUPERVISOR_ROLES"
+
+// supervisorFlags are the flags of a tfsupervisor run|watch command line
+// that rescaling reads.
+type supervisorFlags struct {
+	mode, job, framework, roles, clusterDomain, container string
+	sparse                                                bool
+	rolesAt                                               int // index in the command of --roles' value (-1: none)
+	rolesInline                                           bool
+}
+
+// parseSupervisor reads the tfsupervisor flags of command, or returns
+// false when command is no `tfsupervisor run|watch`. Only the flags before
+// `--` are the supervisor's.
+func parseSupervisor(command []string) (supervisorFlags, bool) {
+	f := supervisorFlags{rolesAt: -1}
+	if len(command) < 2 || path.Base(command[0]) != "tfsupervisor" || (command[1] != "run" && command[1] != "watch") {
+		return f, false
+	}
+	f.mode = command[1]
+	for i := 2; i < len(command) && command[i] != "--"; i++ {
+		name, value, inline := strings.Cut(strings.TrimLeft(command[i], "-"), "=")
+		at := i
+		if !inline && i+1 < len(command) && name != "sparse" && name != "exclude-evaluator" {
+			value, at = command[i+1], i+1
+		}
+		switch name {
+		case "job":
+			f.job = value
+		case "framework":
+			f.framework = value
+		case "roles":
+			f.roles, f.rolesAt, f.rolesInline = value, at, inline
+		case "cluster-domain":
+			f.clusterDomain = value
+		case "container":
+			f.container = value
+		case "sparse":
+			f.sparse = !inline || value == "true"
+		}
+		i = at
+	}
+	return f, true
+}
+
+// rescale rewrites pod spec ps so that its pods run with n replicas of
+// type t: the --roles of its tfsupervisor (command line and
+// TFSUPERVISOR_ROLES), from which the supervisor builds TF_CONFIG, and in
+// sidecar mode the training container's cluster env, written at render
+// time. It reports whether anything changed.
+func rescale(ps *corev1.PodSpec, t string, n int32) (bool, error) {
+	changed := false
+	for ci := range ps.Containers {
+		c := &ps.Containers[ci]
+		f, ok := parseSupervisor(c.Command)
+		if !ok {
+			continue
+		}
+		for ei := range c.Env {
+			if e := &c.Env[ei]; e.Name == rolesEnv && e.ValueFrom == nil {
+				if f.roles == "" { // the flag wins over its variable
+					f.roles = e.Value
+				}
+				v, err := setRole(e.Value, t, n)
+				if err != nil {
+					return false, fmt.Errorf("container %s: %s: %w", c.Name, rolesEnv, err)
+				}
+				changed, e.Value = changed || v != e.Value, v
+			}
+		}
+		if f.rolesAt >= 0 {
+			v, err := setRole(f.roles, t, n)
+			if err != nil {
+				return false, fmt.Errorf("container %s: --roles: %w", c.Name, err)
+			}
+			if f.rolesInline {
+				v = "--roles=" + v
+			}
+			changed, c.Command[f.rolesAt] = changed || v != c.Command[f.rolesAt], v
+		}
+		if f.mode == "watch" && f.roles != "" {
+			ch, err := rescaleSidecar(ps, f, t, n)
+			if err != nil {
+				return false, err
+			}
+			changed = changed || ch
+		}
+	}
+	return changed, nil
+}
+
+// setRole returns roles (pkg/cluster.EncodeRoles form) with n replicas of
+// type t.
+func setRole(roles, t string, n int32) (string, error) {
+	rs, err := cluster.ParseRoles(roles)
+	if err != nil {
+		return "", err
+	}
+	found := false
+	for i := range rs {
+		if rs[i].Type == t {
+			rs[i].Replicas, found = n, true
+		}
+	}
+	if !found {
+		return "", fmt.Errorf("roles %q have no type %s", roles, t)
+	}
+	return cluster.EncodeRoles(rs), nil
+}
+
+// rescaleSidecar rewrites the cluster env of the training container that
+// the sidecar supervisor f watches: the list of type t's addresses in a
+// dense TF_CONFIG or in MX_CONFIG, and DMLC_NUM_WORKER. A sparse TF_CONFIG
+// (dynamic workers) lists no other worker and stays as it is.
+func rescaleSidecar(ps *corev1.PodSpec, f supervisorFlags, t string, n int32) (bool, error) {
+	oldRoles, err := cluster.ParseRoles(f.roles)
+	if err != nil {
+		return false, err
+	}
+	old := &cluster.Layout{Job: f.job, Framework: f.framework, Roles: oldRoles, ClusterDomain: f.clusterDomain}
+	r, _ := old.Role(t)
+	oldN := r.Replicas
+	mx := f.framework == cluster.MXNet
+	changed := false
+	for ci := range ps.Containers {
+		c := &ps.Containers[ci]
+		if c.Name != f.container {
+			continue
+		}
+		hasConfig := false
+		for ei := range c.Env {
+			e := &c.Env[ei]
+			if e.ValueFrom != nil {
+				continue
+			}
+			switch {
+			case e.Name == "TF_CONFIG" && !mx, e.Name == "MX_CONFIG" && mx:
+				hasConfig = true
+				if f.sparse && !mx {
+					continue
+				}
+				from, to := addressList(old, t, oldN, mx), addressList(old, t, n, mx)
+				if !strings.Contains(e.Value, from) {
+					return false, fmt.Errorf("container %s: %s does not list the %d %s replicas tfgen rendered; it was changed by hand, so render the job again instead", c.Name, e.Name, oldN, t)
+				}
+				v := strings.Replace(e.Value, from, to, 1)
+				changed, e.Value = changed || v != e.Value, v
+			case e.Name == "DMLC_NUM_WORKER" && mx && t == "worker":
+				v := strconv.Itoa(int(n))
+				changed, e.Value = changed || v != e.Value, v
+			}
+		}
+		if !hasConfig && !f.sparse {
+			return false, fmt.Errorf("container %s runs in sidecar mode and was rendered without %s (a job of one replica): render the job again with the new count instead",
+				c.Name, map[bool]string{false: "TF_CONFIG", true: "MX_CONFIG"}[mx])
+		}
+	}
+	return changed, nil
+}
+
+// addressList is `"t":[...]` with n replicas of type t, as the templates
+// write it in TF_CONFIG's cluster or MX_CONFIG's, with the namespace left
+// to the kubelet's $(POD_NAMESPACE) expansion.
+func addressList(l *cluster.Layout, t string, n int32, mx bool) string {
+	r, _ := l.Role(t)
+	items := make([]string, n)
+	for i := range items {
+		host := l.Host(t, int32(i), "$(POD_NAMESPACE)")
+		if mx {
+			items[i] = fmt.Sprintf(`{"url":%s,"port":%d}`, quote(host), r.Port)
+		} else {
+			items[i] = quote(host + ":" + strconv.Itoa(int(r.Port)))
+		}
+	}
+	return quote(t) + ":[" + strings.Join(items, ",") + "]"
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
