@@ -40,6 +40,7 @@ func NewRootCmd(s Streams) *cobra.Command {
 		newRenderCmd(s),
 		newEnvCmd(s),
 		newValuesCmd(s),
+		newRunCmd(s),
 		newVersionCmd(s),
 		newCompletionCmd(s),
 		newListCmd(s),

@@ -21,11 +21,13 @@ const (
 )
 
 // palette colours the replicas' prefixes in turn.
-var palette = []string{"\x1b[36m", "\x1b[33m", "\x1b[32m", "\x1b[35m", "\x1b[34m", "\x1b[96m", "\x1b[93m", "\x1b[92m", "\x1b[95m", "\x1b[94m"}
+// (not green or red, which say how an exit went).
+var palette = []string{"\x1b[36m", "\x1b[33m", "\x1b[35m", "\x1b[34m", "\x1b[96m", "\x1b[93m", "\x1b[95m", "\x1b[94m"}
 
 // printer writes whole lines to one writer: each replica's output and
 // tfgen's lines about it under the replica's prefix, the job's lines under
-// "tfgen: ".
+// "tfgen: ". Once a write fails (stdout was a pipe whose reader is gone),
+// failed is closed and nothing more is written.
 type printer struct {
 	mu       sync.Mutex
 	w        io.Writer
@@ -33,10 +35,12 @@ type printer struct {
 	job      string
 	prefixes []string
 	plan     *Plan
+	failed   chan struct{}
+	err      error
 }
 
 func newPrinter(w io.Writer, color bool, p *Plan) *printer {
-	pr := &printer{w: w, color: color, job: p.Job, plan: p}
+	pr := &printer{w: w, color: color, job: p.Job, plan: p, failed: make(chan struct{})}
 	for i, r := range p.Replicas {
 		prefix := "[" + r.Ref.String() + "] "
 		if color {
@@ -63,7 +67,17 @@ func (p *printer) write(i int, line []byte) {
 	if len(line) == 0 || line[len(line)-1] != '\n' {
 		b = append(b, '\n')
 	}
-	_, _ = p.w.Write(b)
+	p.out(b)
+}
+
+// out writes b; p.mu is held.
+func (p *printer) out(b []byte) {
+	if p.err != nil {
+		return
+	}
+	if _, p.err = p.w.Write(b); p.err != nil {
+		close(p.failed)
+	}
 }
 
 // note writes tfgen's line about replica i.
@@ -75,7 +89,7 @@ func (p *printer) note(i int, style, format string, args ...any) {
 func (p *printer) jobLine(style, format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintln(p.w, p.style(style, "tfgen: "+fmt.Sprintf(format, args...)))
+	p.out([]byte(p.style(style, "tfgen: "+fmt.Sprintf(format, args...)) + "\n"))
 }
 
 // copy writes what r delivers, line by line, under replica i's prefix,
@@ -91,6 +105,12 @@ func (p *printer) copy(i int, r io.Reader) {
 			return
 		}
 	}
+}
+
+// starting says where replica i listens and what it runs.
+func (p *printer) starting(i int) {
+	r := &p.plan.Replicas[i]
+	p.note(i, "", "on %s: %s", r.Address, quoteArgs(r.Command.Args))
 }
 
 // logf is replica i's supervisor's log.
@@ -110,10 +130,7 @@ var _ supervise.Reporter = reporter{}
 // Report implements supervise.Reporter.
 func (r reporter) Report(rep supervise.Report) {
 	p, rp := r.p, &r.p.plan.Replicas[r.i]
-	switch rep.Reason {
-	case "Started":
-		p.note(r.i, "", "starting %s (address %s)", quoteArgs(rp.Command.Args), rp.Address)
-	case "Restarted":
+	if rep.Reason == "Restarted" {
 		p.note(r.i, "", "started again (restart %d)", rep.Restarts)
 	}
 	for _, e := range rep.Events {
@@ -160,13 +177,18 @@ func (r reporter) leftRunning() {
 // Flush implements supervise.Reporter: lines are written as reported.
 func (reporter) Flush(context.Context) error { return nil }
 
-// quoteArgs shows a command on one line, shortened.
+// quoteArgs shows a command on one line, shortened: each argument up to
+// its first line break, quoted when it holds blanks or shell syntax.
 func quoteArgs(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
+		a = strings.TrimSuffix(a, "\n")
+		if first, _, more := strings.Cut(a, "\n"); more {
+			a = first + " …"
+		}
 		q[i] = a
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]#~") {
-			q[i] = strconv.Quote(a)
+		if a == "" || strings.ContainsAny(a, " \t'\"\\$`;&|<>()*?[]#~") {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 	}
 	s := strings.Join(q, " ")

@@ -60,6 +60,7 @@ func TestReports(t *testing.T) {
 	p.Replicas[0].Config.CleanPodPolicy = supervise.CleanNone
 	r := reporter{newPrinter(&b, false, p), 0}
 	c137, c0, c143 := int32(137), int32(0), int32(143)
+	r.p.starting(0)
 	r.Report(supervise.Report{State: "Running", Reason: "Started"})
 	r.Report(supervise.Report{State: "Restarting", Restarts: 1, ExitCode: &c137, Reason: supervise.ReasonReplicaRestarting, Events: []supervise.Event{
 		{Type: "Warning", Reason: supervise.ReasonReplicaExited, Note: "replica worker-0 exited with code 137 (Signaled)"},
@@ -72,7 +73,7 @@ func TestReports(t *testing.T) {
 		{Type: "Normal", Reason: supervise.ReasonReplicaStopped, Note: "replica worker-0 stopped from outside (exit code 143)"}}})
 	r.Report(supervise.Report{State: "Succeeded", Reason: supervise.ReasonTeardown, Events: []supervise.Event{
 		{Type: "Normal", Reason: supervise.ReasonTeardown, Note: "stopping replica types ps (clean pod policy Running)"}}})
-	want := `[worker-0] tfgen: starting sh -c "echo hi" (address localhost:4000)
+	want := `[worker-0] tfgen: on localhost:4000: sh -c 'echo hi'
 [worker-0] tfgen: exited with code 137 (Signaled): restarting (restart 1)
 [worker-0] tfgen: started again (restart 1)
 [worker-0] tfgen: exited with code 0 (Completed): succeeded
@@ -105,7 +106,9 @@ func TestQuoteArgs(t *testing.T) {
 		want string
 	}{
 		{[]string{"python", "train.py", "--steps=10"}, "python train.py --steps=10"},
-		{[]string{"sh", "-c", "echo $TF_CONFIG; exit 0"}, `sh -c "echo $TF_CONFIG; exit 0"`},
+		{[]string{"sh", "-c", "echo $TF_CONFIG; exit 0"}, `sh -c 'echo $TF_CONFIG; exit 0'`},
+		{[]string{"sh", "-c", "trap 'exit 0' TERM\nsleep 1\n"}, `sh -c 'trap '\''exit 0'\'' TERM …'`},
+		{[]string{"sh", "-c", "echo\n"}, `sh -c echo`},
 		{[]string{"sh", "-c", strings.Repeat("a", 100)}, "sh -c " + strings.Repeat("a", 65) + "…"},
 	} {
 		if got := quoteArgs(tc.args); got != tc.want {

@@ -26,9 +26,10 @@ type Options struct {
 	Out io.Writer
 	// Color gives each replica's prefix a colour of its own.
 	Color bool
-	// Signals the run receives. The first SIGINT or SIGTERM stops every
-	// replica as the end of ctx does (SIGTERM, then SIGKILL after the
-	// grace period); the next kills them at once.
+	// Signals the run receives. The first SIGINT, SIGTERM or SIGHUP stops
+	// every replica as the end of ctx does (SIGTERM, then SIGKILL after
+	// the grace period); the next kills them at once. A failed write to
+	// Out stops them too: nobody is watching.
 	Signals <-chan os.Signal
 	// Runner starts processes; nil is proc's.
 	Runner supervise.Runner
@@ -61,6 +62,9 @@ func Run(ctx context.Context, p *Plan, o Options) (*Summary, error) {
 		}
 	}
 
+	for i := range p.Replicas {
+		pr.starting(i)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	store, td := &record.Memory{}, &teardown.Local{}
@@ -110,11 +114,11 @@ func Run(ctx context.Context, p *Plan, o Options) (*Summary, error) {
 	return s, nil
 }
 
-// watch stops the replicas at the end of ctx or on the first stop signal,
-// and kills them on the next signal, until done. It reports whether the
+// watch stops the replicas at the end of ctx, on the first stop signal or
+// when output fails, and kills them on the next signal, until done. It reports whether the
 // run was stopped that way.
 func watch(ctxDone <-chan struct{}, sigs <-chan os.Signal, done <-chan struct{}, cancel func(), live *tracker, pr *printer) bool {
-	stopped, signals := false, 0
+	stopped, signals, failed := false, 0, pr.failed
 	stop := func() {
 		if !stopped {
 			stopped = true
@@ -129,8 +133,11 @@ func watch(ctxDone <-chan struct{}, sigs <-chan os.Signal, done <-chan struct{},
 		case <-ctxDone:
 			ctxDone = nil
 			stop()
+		case <-failed:
+			failed = nil
+			stop()
 		case sig := <-sigs:
-			if sig != syscall.SIGINT && sig != syscall.SIGTERM {
+			if sig != syscall.SIGINT && sig != syscall.SIGTERM && sig != syscall.SIGHUP {
 				continue
 			}
 			if signals++; signals == 1 {
