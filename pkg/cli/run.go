@@ -143,7 +143,13 @@ func (o *runOptions) Run(ctx context.Context, s Streams, sigs <-chan os.Signal) 
 		return err
 	}
 	p, err := localrun.NewPlan(j, localrun.PlanOptions{Replicas: o.counts, GracePeriod: o.GracePeriod, Backoff: &o.backoff})
-	if err != nil {
+	if errs := flatten(err); len(errs) > 1 {
+		lines := make([]string, len(errs))
+		for i, e := range errs {
+			lines[i] = e.Error()
+		}
+		return fmt.Errorf("job %s cannot run here:\n  %s", j.Name, strings.Join(lines, "\n  "))
+	} else if err != nil {
 		return err
 	}
 	printLines(s, "warning: ", p.Warnings)
