@@ -1,0 +1,4 @@
+package operate
+
+// Rescale is rescale, for the external tests.
+var Rescale = rescale

@@ -1,0 +1,92 @@
+package operate
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// node is the Node the test binds its pods to; it has no kubelet.
+const node = "node-1"
+
+var nodeOnce sync.Once
+
+// ensureNode creates the Node, Ready, once per package: pods bound to a
+// Node that does not exist would be collected as orphans.
+func (c *cluster) ensureNode() {
+	c.t.Helper()
+	var err error
+	nodeOnce.Do(func() {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}
+		if n, err = c.cs.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
+			return
+		}
+		now := metav1.Now()
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+			LastHeartbeatTime: now, LastTransitionTime: now}}
+		_, err = c.cs.CoreV1().Nodes().UpdateStatus(context.Background(), n, metav1.UpdateOptions{})
+	})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		c.t.Fatal(err)
+	}
+}
+
+// podState is what the test, as the kubelet, writes for a pod.
+type podState struct {
+	// phase of the pod.
+	phase corev1.PodPhase
+	// waiting, when set, is the training container's waiting reason;
+	// else it runs.
+	waiting string
+	// restarts is the container's restartCount.
+	restarts int32
+	// lastExit, when set, is its last termination's exit code.
+	lastExit *int32
+}
+
+var (
+	running = podState{phase: corev1.PodRunning}
+	pulling = podState{phase: corev1.PodPending, waiting: "ErrImagePull"}
+)
+
+// kubelet binds job's pods to the Node and writes their status, as
+// states says (pods not named there stay Pending and unbound).
+func (c *cluster) kubelet(states map[string]podState) {
+	c.t.Helper()
+	c.ensureNode()
+	ctx := c.t.Context()
+	for name, st := range states {
+		b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: name}, Target: corev1.ObjectReference{Kind: "Node", Name: node}}
+		if err := c.cs.CoreV1().Pods(c.ns).Bind(ctx, b, metav1.CreateOptions{}); err != nil {
+			c.t.Fatalf("bind %s: %v", name, err)
+		}
+		p, err := c.cs.CoreV1().Pods(c.ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		started := metav1.NewTime(t0)
+		p.Status.Phase, p.Status.StartTime = st.phase, &started
+		p.Status.ContainerStatuses = nil
+		for _, ct := range p.Spec.Containers {
+			cs := corev1.ContainerStatus{Name: ct.Name, Image: ct.Image, RestartCount: st.restarts}
+			if st.waiting != "" {
+				cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: st.waiting}
+			} else {
+				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: started}
+				cs.Ready, cs.Started = true, new(true)
+			}
+			if st.lastExit != nil {
+				cs.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: *st.lastExit, Reason: "Error",
+					StartedAt: started, FinishedAt: metav1.NewTime(t0.Add(time.Minute))}
+			}
+			p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, cs)
+		}
+		if _, err := c.cs.CoreV1().Pods(c.ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+			c.t.Fatalf("status of %s: %v", name, err)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package operate
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tfgen/tfgen/pkg/operate"
+)
+
+// TestViews: list, status and logs of a running, a succeeded, a failed and
+// a suspended job.
+func TestViews(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, "op-view")
+	c.runningJob("running")
+	c.succeededJob("succeeded")
+	c.failedJob("failed")
+	c.pendingJob("suspended")
+	c.must(c.tfgen(t0.Add(15*time.Minute), "suspend", "suspended"), "suspend")
+	c.waitPods("suspended")
+
+	t.Run("list", func(t *testing.T) {
+		r := c.must(c.tfgen(c.ages(30*time.Minute), "list"), "list")
+		assertGolden(t, "list.txt", r.stdout)
+	})
+	t.Run("list all namespaces", func(t *testing.T) {
+		r := c.must(c.tfgen(time.Now(), "list", "-A"), "list -A")
+		lines := strings.Split(r.stdout, "\n")
+		if !strings.HasPrefix(lines[0], "NAMESPACE ") {
+			t.Errorf("header %q: want NAMESPACE first", lines[0])
+		}
+		var got []string
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) > 2 && f[0] == c.ns {
+				got = append(got, f[1]+" "+f[2])
+			}
+		}
+		want := []string{"failed Failed", "running Running", "succeeded Succeeded", "suspended Suspended"}
+		if !slices.Equal(got, want) {
+			t.Errorf("jobs of %s in list -A: got %q, want %q\n%s", c.ns, got, want, r.stdout)
+		}
+	})
+	t.Run("kubectl plugin", func(t *testing.T) {
+		cmd := exec.Command("kubectl", "tfjob", "list", "-n", c.ns, "--kubeconfig", c.cp.Kubeconfig())
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bins.plugin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl tfjob list: %v\n%s", err, out)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", "list.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := withoutAge(string(out)), withoutAge(string(want)); !slices.Equal(got, want) {
+			t.Errorf("kubectl tfjob list (without AGE): got\n%q\nwant\n%q", got, want)
+		}
+	})
+
+	now := t0.Add(25 * time.Minute)
+	for _, job := range []string{"running", "succeeded", "failed", "suspended"} {
+		t.Run("status "+job, func(t *testing.T) {
+			assertGolden(t, "status-"+job+".txt", c.must(c.tfgen(now, "status", job), "status").stdout)
+		})
+	}
+	for _, tc := range []struct{ job, format string }{{"running", "yaml"}, {"failed", "json"}, {"suspended", "yaml"}} {
+		t.Run("status -o "+tc.format+" "+tc.job, func(t *testing.T) {
+			r := c.must(c.tfgen(now, "status", tc.job, "-o", tc.format), "status -o")
+			assertGolden(t, "status-"+tc.job+"."+tc.format, r.stdout)
+		})
+	}
+
+	// The API server asks the kubelet for logs, and node-1 has none.
+	t.Run("logs", func(t *testing.T) {
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"logs", "running"}, "tfgen: logs of replica chief-0 (pod running-chief-0, container tensorflow): "},
+			{[]string{"logs", "running", "--replica", "worker-9"}, "tfgen: replica worker-9 of job running has no pod\n"},
+			{[]string{"logs", "failed", "--all"}, "tfgen: job failed has no pods\n"},
+			{[]string{"logs", "running", "--replica", "worker-1", "--all"}, "tfgen: --replica and --all: give one\n"},
+		} {
+			r := c.tfgen(now, tc.args...)
+			if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, tc.want) || strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("tfgen %s: exit status %d, stdout %q, stderr %q; want 1, nothing, one line starting %q",
+					strings.Join(tc.args, " "), r.code, r.stdout, r.stderr, tc.want)
+			}
+		}
+	})
+}
+
+// ages returns a clock at d after the newest record of the namespace,
+// for the AGE column: the records are created less than a minute apart,
+// so that every job shows d.
+func (c *cluster) ages(d time.Duration) time.Time {
+	c.t.Helper()
+	list, err := c.cs.CoreV1().ConfigMaps(c.ns).List(c.t.Context(), metav1.ListOptions{LabelSelector: operate.RecordSelector()})
+	if err != nil || len(list.Items) == 0 {
+		c.t.Fatalf("records: %v", err)
+	}
+	oldest, newest := list.Items[0].CreationTimestamp.Time, list.Items[0].CreationTimestamp.Time
+	for _, cm := range list.Items {
+		if t := cm.CreationTimestamp.Time; t.Before(oldest) {
+			oldest = t
+		} else if t.After(newest) {
+			newest = t
+		}
+	}
+	if newest.Sub(oldest) >= time.Minute {
+		c.t.Fatalf("records created %v apart: AGE would differ", newest.Sub(oldest))
+	}
+	return newest.Add(d)
+}
+
+// withoutAge returns a table's rows as fields, without the AGE column.
+func withoutAge(table string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(table), "\n") {
+		f := strings.Fields(l)
+		if len(f) > 2 {
+			f = append(f[:2], f[3:]...)
+		}
+		out = append(out, strings.Join(f, " "))
+	}
+	return out
+}
