@@ -1,0 +1,316 @@
+package nodeagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Image is what a container image holds, as far as the agent needs it.
+type Image struct {
+	// Entrypoint and Cmd are the image's ENTRYPOINT and CMD.
+	Entrypoint, Cmd []string
+	// Files maps absolute paths inside the image to local files.
+	Files map[string]string
+}
+
+// Config says what the agent is and what it runs.
+type Config struct {
+	// RestConfig reaches the API server with rights to manage Nodes, Leases,
+	// pods and their status, and to request ServiceAccount tokens.
+	RestConfig *rest.Config
+	// Node is the Node's name; default "nodeagent".
+	Node string
+	// Dir holds the pods' directories and logs; default a temporary one,
+	// removed by Stop.
+	Dir string
+	// Images by reference: "repo:tag", or "repo" for any tag or digest.
+	Images map[string]Image
+	// Env is every process's base environment; default PATH from the
+	// agent's own.
+	Env []string
+	// Backoff is the first container restart delay, doubling up to
+	// MaxBackoff (the kubelet's: 10s and 5m, the defaults).
+	Backoff, MaxBackoff time.Duration
+	// Capacity of the Node; default cpu 32, memory 128Gi, pods 110.
+	Capacity corev1.ResourceList
+	// Logf, when set, logs what the agent does.
+	Logf func(format string, args ...any)
+}
+
+// Agent is a running node agent.
+type Agent struct {
+	cfg    Config
+	cs     kubernetes.Interface
+	ctx    context.Context
+	cancel context.CancelFunc
+	ownDir bool
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	pods map[types.UID]*podRun
+}
+
+// LeaseDuration is the Node's lease duration; the agent renews it every
+// quarter of it.
+const LeaseDuration = 40 * time.Second
+
+// Start registers the Node, starts renewing its Lease and begins running
+// the pods bound to it. Stop ends it all.
+func Start(ctx context.Context, cfg Config) (*Agent, error) {
+	if cfg.RestConfig == nil {
+		return nil, errors.New("nodeagent: no RestConfig")
+	}
+	if cfg.Node == "" {
+		cfg.Node = "nodeagent"
+	}
+	if cfg.Backoff == 0 {
+		cfg.Backoff = 10 * time.Second
+	}
+	if cfg.MaxBackoff == 0 {
+		cfg.MaxBackoff = 5 * time.Minute
+	}
+	if cfg.Env == nil {
+		cfg.Env = []string{"PATH=" + os.Getenv("PATH")}
+	}
+	if cfg.Capacity == nil {
+		cfg.Capacity = corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("32"),
+			corev1.ResourceMemory: resource.MustParse("128Gi"),
+			corev1.ResourcePods:   resource.MustParse("110"),
+		}
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	a := &Agent{cfg: cfg, pods: map[types.UID]*podRun{}}
+	if a.cfg.Dir == "" {
+		dir, err := os.MkdirTemp("", "nodeagent-")
+		if err != nil {
+			return nil, err
+		}
+		a.cfg.Dir, a.ownDir = dir, true
+	}
+	var err error
+	if a.cs, err = kubernetes.NewForConfig(cfg.RestConfig); err != nil {
+		return nil, fmt.Errorf("nodeagent: %w", err)
+	}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	if err := a.register(ctx); err != nil {
+		a.Stop()
+		return nil, err
+	}
+	a.wg.Add(1)
+	go a.renewLease()
+
+	factory := informers.NewSharedInformerFactoryWithOptions(a.cs, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", cfg.Node).String()
+	}))
+	inf := factory.Core().V1().Pods().Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { a.sync(obj.(*corev1.Pod)) },
+		UpdateFunc: func(_, obj any) { a.sync(obj.(*corev1.Pod)) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if p, ok := obj.(*corev1.Pod); ok {
+				a.gone(p)
+			}
+		},
+	}); err != nil {
+		a.Stop()
+		return nil, err
+	}
+	factory.Start(a.ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		a.Stop()
+		return nil, errors.New("nodeagent: pod informer did not sync")
+	}
+	return a, nil
+}
+
+// Node is the name of the agent's Node.
+func (a *Agent) Node() string { return a.cfg.Node }
+
+// LogDir holds NAMESPACE/POD/CONTAINER.log, each container's output.
+func (a *Agent) LogDir() string { return filepath.Join(a.cfg.Dir, "logs") }
+
+// Logs returns the output of every container of the pods of namespace ns
+// (all namespaces if ""), each under a header.
+func (a *Agent) Logs(ns string) string {
+	var b strings.Builder
+	root := a.LogDir()
+	if ns != "" {
+		root = filepath.Join(root, ns)
+	}
+	_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		out, _ := os.ReadFile(path)
+		rel, _ := filepath.Rel(a.LogDir(), path)
+		fmt.Fprintf(&b, "--- %s ---\n%s", rel, out)
+		return nil
+	})
+	return b.String()
+}
+
+// Stop kills every process it started (SIGKILL, no grace), stops renewing
+// the Lease and removes its directory if it made it. The Node stays.
+func (a *Agent) Stop() {
+	a.cancel()
+	a.mu.Lock()
+	runs := make([]*podRun, 0, len(a.pods))
+	for _, r := range a.pods {
+		runs = append(runs, r)
+	}
+	a.mu.Unlock()
+	for _, r := range runs {
+		r.terminate(0)
+	}
+	a.wg.Wait()
+	if a.ownDir {
+		_ = os.RemoveAll(a.cfg.Dir)
+	}
+}
+
+// register creates the Node (or takes over one of the same name) and
+// makes it Ready.
+func (a *Agent) register(ctx context.Context) error {
+	now := metav1.Now()
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: a.cfg.Node,
+		Labels: map[string]string{"kubernetes.io/hostname": a.cfg.Node, "kubernetes.io/os": "linux"}}}
+	n, err := a.cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		n, err = a.cs.CoreV1().Nodes().Get(ctx, a.cfg.Node, metav1.GetOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("nodeagent: register node %s: %w", a.cfg.Node, err)
+	}
+	n.Status = corev1.NodeStatus{
+		Capacity:    a.cfg.Capacity,
+		Allocatable: a.cfg.Capacity,
+		Phase:       corev1.NodeRunning,
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+			Message: "nodeagent is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now}},
+		Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: PodIP}, {Type: corev1.NodeHostName, Address: a.cfg.Node}},
+		NodeInfo:  corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: "amd64", KubeletVersion: "v0.0.0-nodeagent"},
+	}
+	if _, err := a.cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("nodeagent: node %s status: %w", a.cfg.Node, err)
+	}
+	return a.renew(ctx)
+}
+
+// renew creates or renews the Node's Lease, as the kubelet's heartbeat.
+func (a *Agent) renew(ctx context.Context) error {
+	leases := a.cs.CoordinationV1().Leases(corev1.NamespaceNodeLease)
+	now := metav1.NewMicroTime(time.Now())
+	l, err := leases.Get(ctx, a.cfg.Node, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		l = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: a.cfg.Node},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: &a.cfg.Node,
+				LeaseDurationSeconds: new(int32(LeaseDuration / time.Second)), RenewTime: &now}}
+		_, err = leases.Create(ctx, l, metav1.CreateOptions{})
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	l.Spec.RenewTime = &now
+	_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+	return err
+}
+
+func (a *Agent) renewLease() {
+	defer a.wg.Done()
+	t := time.NewTicker(LeaseDuration / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-t.C:
+			if err := a.renew(a.ctx); err != nil && a.ctx.Err() == nil {
+				a.cfg.Logf("nodeagent: renew lease: %v", err)
+			}
+		}
+	}
+}
+
+// sync starts a pod it has not seen, and stops one being deleted.
+func (a *Agent) sync(p *corev1.Pod) {
+	if a.ctx.Err() != nil {
+		return
+	}
+	a.mu.Lock()
+	r := a.pods[p.UID]
+	if r == nil {
+		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			a.mu.Unlock()
+			if p.DeletionTimestamp != nil {
+				a.wg.Add(1)
+				go func() { defer a.wg.Done(); a.remove(p) }()
+			}
+			return
+		}
+		r = newPodRun(a, p)
+		a.pods[p.UID] = r
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			r.run()
+			a.mu.Lock()
+			delete(a.pods, p.UID)
+			a.mu.Unlock()
+		}()
+	}
+	a.mu.Unlock()
+	r.update(p)
+	if p.DeletionTimestamp != nil {
+		grace := int64(0)
+		if p.DeletionGracePeriodSeconds != nil {
+			grace = *p.DeletionGracePeriodSeconds
+		}
+		r.terminate(time.Duration(grace) * time.Second)
+	}
+}
+
+// gone kills at once the processes of a pod that no longer exists.
+func (a *Agent) gone(p *corev1.Pod) {
+	a.mu.Lock()
+	r := a.pods[p.UID]
+	a.mu.Unlock()
+	if r != nil {
+		r.vanished()
+		r.terminate(0)
+	}
+}
+
+// remove deletes a pod that has finished here, with grace period 0, as
+// the kubelet does once its containers are gone.
+func (a *Agent) remove(p *corev1.Pod) {
+	err := a.cs.CoreV1().Pods(p.Namespace).Delete(a.ctx, p.Name, metav1.DeleteOptions{
+		GracePeriodSeconds: new(int64(0)), Preconditions: metav1.NewUIDPreconditions(string(p.UID))})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && a.ctx.Err() == nil {
+		a.cfg.Logf("nodeagent: delete pod %s/%s: %v", p.Namespace, p.Name, err)
+	}
+}

@@ -1,0 +1,66 @@
+// Package nodeagent is a test-only stand-in for the kubelet: it registers a
+// Node with the API server and runs the containers of the pods bound to it
+// as local processes, so that a real control plane (test/controlplane) runs
+// whole jobs: StatefulSet controller → scheduler → pods → processes →
+// pod status → deletion. It is no part of tfgen.
+//
+// What it does as the kubelet does:
+//
+//   - The Node is Ready with capacity (cpu, memory, pods), and its Lease in
+//     kube-node-lease is renewed, so the node lifecycle controller neither
+//     taints nor evicts.
+//   - Init containers run in order, each to a zero exit (a failed one is
+//     restarted unless the pod's restartPolicy is Never); then the containers
+//     start, each in a new session (its "cgroup": when the main process ends,
+//     or after the grace period, everything left in the session is killed).
+//   - Command and args as Kubernetes joins them with the image's entrypoint
+//     and cmd; `$(VAR)` expansion in env values, command and args (`$$`
+//     escapes, unknown names stay as written); env from the downward API
+//     (fieldRef: metadata.name, namespace, uid, labels['...'] such as
+//     apps.kubernetes.io/pod-index, annotations['...'], spec.nodeName,
+//     spec.serviceAccountName, status.podIP, status.hostIP).
+//   - Restarts: the container's own restartPolicy and restartPolicyRules
+//     (exit-code rules) win over the pod's restartPolicy; restartCount,
+//     lastState.terminated and a doubling back-off (CrashLoopBackOff).
+//   - Status: phase, the Initialized/ContainersReady/Ready conditions, podIP,
+//     container states with exit codes and termination messages, written
+//     with UpdateStatus.
+//   - Deletion: SIGTERM to each container's main process, SIGKILL to the
+//     whole session after the pod's deletion grace period, then the pod is
+//     deleted with grace period 0.
+//
+// What stands in for a container runtime:
+//
+//   - Images are not pulled. Config.Images maps an image reference (with or
+//     without its tag) to an Image: its entrypoint and cmd, and files (paths
+//     inside the image, such as /tfsupervisor, mapped to local files). A
+//     container whose image is not in the table stays Waiting (ErrImagePull).
+//   - Volumes are directories, one per volume of the pod, under the pod's
+//     directory (emptyDir and every other kind alike, all empty at first).
+//   - Paths: a command, argument or env value that is a container path
+//     under a volumeMount (or the mount path itself) is rewritten to the
+//     volume's directory; one that names a file of the image is rewritten to
+//     the local file. So the init container's `/tfsupervisor install
+//     /tfgen/bin` copies the binary into the pod's tfgen-bin directory, and
+//     the training container's `/tfgen/bin/tfsupervisor run -- ...` runs
+//     that copy.
+//   - The termination message file (terminationMessagePath) is a file per
+//     container start in the pod's directory; its path is given to the
+//     process as TFSUPERVISOR_TERMINATION_LOG (tfsupervisor's
+//     --termination-log) since /dev/termination-log cannot be bind-mounted
+//     here. With terminationMessagePolicy FallbackToLogsOnError an empty
+//     message after a failure is the log's tail.
+//   - Credentials: a pod whose ServiceAccount token is automounted gets
+//     KUBECONFIG, a kubeconfig with a token of its ServiceAccount (from the
+//     TokenRequest API), instead of /var/run/secrets/... and
+//     KUBERNETES_SERVICE_HOST: the process acts with the pod's own RBAC.
+//   - Environment: PATH and HOSTNAME (the pod name) besides the above; no
+//     Service links. Every pod's IP is 127.0.0.1 and there is no DNS.
+//   - Ignored: resources, securityContext, probes (a running container is
+//     ready), lifecycle hooks, envFrom and valueFrom other than fieldRef
+//     (the container then fails with CreateContainerConfigError), init
+//     containers with restartPolicy Always (run as plain init containers).
+//
+// Each container's output is appended to LogDir()/NAMESPACE/POD/CONTAINER.log,
+// kept after the pod is gone, for the test to show.
+package nodeagent

@@ -1,0 +1,411 @@
+package nodeagent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+)
+
+// PodIP is every pod's IP, and the Node's.
+const PodIP = "127.0.0.1"
+
+// podRun runs one pod: its directory, its containers and its status.
+type podRun struct {
+	a      *Agent
+	pod    *corev1.Pod // as first seen: the spec cannot change
+	dir    string      // volumes, termination messages, kubeconfig
+	logDir string
+
+	stopping  chan struct{} // closed when the pod is to stop
+	killNow   chan struct{} // closed when the grace period is over
+	stopOnce  sync.Once
+	killOnce  sync.Once
+	dirty     chan struct{} // a status change to write
+	statusRun chan struct{} // closed when the status writer has ended
+
+	mu          sync.Mutex
+	latest      *corev1.Pod // as last seen
+	kubeconfig  string
+	initCtrs    []*ctr
+	ctrs        []*ctr
+	initialized bool
+	initFailed  bool
+	isGone      bool
+	startTime   metav1.Time
+}
+
+// ctr is one container's status as the agent keeps it.
+type ctr struct {
+	spec   *corev1.Container
+	status corev1.ContainerStatus
+	final  bool // terminated and not to be restarted
+}
+
+func newPodRun(a *Agent, p *corev1.Pod) *podRun {
+	r := &podRun{a: a, pod: p.DeepCopy(), latest: p.DeepCopy(),
+		dir:      filepath.Join(a.cfg.Dir, "pods", string(p.UID)),
+		logDir:   filepath.Join(a.LogDir(), p.Namespace, p.Name),
+		stopping: make(chan struct{}), killNow: make(chan struct{}), dirty: make(chan struct{}, 1), statusRun: make(chan struct{}),
+		startTime: metav1.Now()}
+	waiting := func(c *corev1.Container) *ctr {
+		return &ctr{spec: c, status: corev1.ContainerStatus{Name: c.Name, Image: c.Image,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}}}
+	}
+	for i := range r.pod.Spec.InitContainers {
+		r.initCtrs = append(r.initCtrs, waiting(&r.pod.Spec.InitContainers[i]))
+	}
+	for i := range r.pod.Spec.Containers {
+		r.ctrs = append(r.ctrs, waiting(&r.pod.Spec.Containers[i]))
+	}
+	return r
+}
+
+func (r *podRun) logf(format string, args ...any) {
+	r.a.cfg.Logf("nodeagent: pod %s/%s: %s", r.pod.Namespace, r.pod.Name, fmt.Sprintf(format, args...))
+}
+
+// update records the pod as last seen (its labels and annotations feed
+// the downward API of containers that start later).
+func (r *podRun) update(p *corev1.Pod) {
+	r.mu.Lock()
+	r.latest = p.DeepCopy()
+	r.mu.Unlock()
+}
+
+// terminate stops the pod: SIGTERM to each container's main process now,
+// SIGKILL to all its processes after grace. A later call may shorten the
+// grace period, never lengthen it.
+func (r *podRun) terminate(grace time.Duration) {
+	r.stopOnce.Do(func() {
+		close(r.stopping)
+		if grace > 0 {
+			time.AfterFunc(grace, r.kill)
+		}
+	})
+	if grace <= 0 {
+		r.kill()
+	}
+}
+
+func (r *podRun) kill() { r.killOnce.Do(func() { close(r.killNow) }) }
+
+// vanished marks a pod deleted from the API: nothing more is written.
+func (r *podRun) vanished() {
+	r.mu.Lock()
+	r.isGone = true
+	r.mu.Unlock()
+}
+
+func (r *podRun) stopped() bool {
+	select {
+	case <-r.stopping:
+		return true
+	default:
+		return false
+	}
+}
+
+// changed asks the status writer to write the current status.
+func (r *podRun) changed() {
+	select {
+	case r.dirty <- struct{}{}:
+	default:
+	}
+}
+
+// run runs the pod until it is deleted, then removes it.
+func (r *podRun) run() {
+	done := make(chan struct{})
+	go r.writeStatuses(done)
+	defer func() {
+		close(done)
+		<-r.statusRun
+		_ = os.RemoveAll(r.dir)
+		r.mu.Lock()
+		gone := r.isGone
+		r.mu.Unlock()
+		if !gone {
+			r.a.remove(r.pod)
+		}
+	}()
+	if err := r.prepare(); err != nil {
+		r.logf("prepare: %v", err)
+		r.mu.Lock()
+		for _, c := range append(r.initCtrs, r.ctrs...) {
+			c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CreateContainerConfigError", Message: err.Error()}}
+		}
+		r.mu.Unlock()
+		r.changed()
+		<-r.stopping
+		return
+	}
+	r.changed()
+	if r.runInit() {
+		var wg sync.WaitGroup
+		for _, c := range r.ctrs {
+			wg.Add(1)
+			go func() { defer wg.Done(); r.runContainer(c, false) }()
+		}
+		wg.Wait()
+	}
+	r.changed()
+	<-r.stopping
+	// Every process has ended (each runContainer waited for its own).
+}
+
+// prepare makes the pod's directories and its kubeconfig.
+func (r *podRun) prepare() error {
+	for _, v := range r.pod.Spec.Volumes {
+		if err := os.MkdirAll(filepath.Join(r.dir, "volumes", v.Name), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, d := range []string{filepath.Join(r.dir, "termination"), r.logDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	path, err := r.writeKubeconfig(r.a.ctx)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.kubeconfig = path
+	r.mu.Unlock()
+	return nil
+}
+
+// runInit runs the init containers in order; false if one failed for
+// good or the pod stopped first.
+func (r *podRun) runInit() bool {
+	for _, c := range r.initCtrs {
+		if !r.runContainer(c, true) {
+			if !r.stopped() {
+				r.mu.Lock()
+				r.initFailed = true
+				r.mu.Unlock()
+			}
+			return false
+		}
+	}
+	r.mu.Lock()
+	r.initialized = true
+	for _, c := range r.ctrs {
+		c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}
+	}
+	r.mu.Unlock()
+	return true
+}
+
+// runContainer starts the container and restarts it by policy until it
+// is done for good or the pod stops. It reports whether the container's
+// last run exited 0.
+func (r *podRun) runContainer(c *ctr, init bool) bool {
+	for {
+		if r.stopped() {
+			return false
+		}
+		t, waitReason := r.runOnce(c)
+		if t == nil {
+			// Cannot start at all (unknown image, bad env): wait, as the
+			// kubelet retries, until the pod stops.
+			r.mu.Lock()
+			c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: waitReason.reason, Message: waitReason.message}}
+			r.mu.Unlock()
+			r.changed()
+			<-r.stopping
+			return false
+		}
+		restart := !r.stopped() && shouldRestart(r.pod, c.spec, t.ExitCode, init)
+		r.mu.Lock()
+		c.status.State = corev1.ContainerState{Terminated: t}
+		c.status.Ready = false
+		c.status.Started = new(false)
+		c.final = !restart
+		r.mu.Unlock()
+		r.changed()
+		if !restart {
+			return t.ExitCode == 0
+		}
+		delay := min(r.a.cfg.Backoff<<min(c.status.RestartCount, 20), r.a.cfg.MaxBackoff)
+		r.mu.Lock()
+		c.status.LastTerminationState = corev1.ContainerState{Terminated: t}
+		c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
+			Message: fmt.Sprintf("back-off %v restarting failed container=%s pod=%s", delay, c.spec.Name, r.pod.Name)}}
+		r.mu.Unlock()
+		r.changed()
+		select {
+		case <-time.After(delay):
+		case <-r.stopping:
+			return false
+		}
+		r.mu.Lock()
+		c.status.RestartCount++
+		r.mu.Unlock()
+	}
+}
+
+// shouldRestart decides as the kubelet does whether a container that
+// exited with code is started again: the container's restartPolicyRules,
+// then its own restartPolicy, else the pod's. Init containers restart
+// only after a failure, and never under the pod's restartPolicy Never.
+func shouldRestart(pod *corev1.Pod, c *corev1.Container, code int32, init bool) bool {
+	if init {
+		return code != 0 && pod.Spec.RestartPolicy != corev1.RestartPolicyNever
+	}
+	policy := string(pod.Spec.RestartPolicy)
+	if c.RestartPolicy != nil {
+		for _, rule := range c.RestartPolicyRules {
+			if rule.ExitCodes != nil && slices.Contains(rule.ExitCodes.Values, code) == (rule.ExitCodes.Operator == corev1.ContainerRestartRuleOnExitCodesOpIn) {
+				return rule.Action == corev1.ContainerRestartRuleActionRestart || rule.Action == corev1.ContainerRestartRuleActionRestartAllContainers
+			}
+		}
+		policy = string(*c.RestartPolicy)
+	}
+	switch policy {
+	case string(corev1.RestartPolicyAlways), "":
+		return true
+	case string(corev1.RestartPolicyOnFailure):
+		return code != 0
+	default:
+		return false
+	}
+}
+
+// writeStatuses writes the pod's status whenever it changed, and once more
+// when done is closed.
+func (r *podRun) writeStatuses(done <-chan struct{}) {
+	defer close(r.statusRun)
+	for {
+		select {
+		case <-r.dirty:
+			r.writeStatus()
+		case <-done:
+			r.writeStatus()
+			return
+		}
+	}
+}
+
+func (r *podRun) writeStatus() {
+	ctx := r.a.ctx
+	first := true
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		r.mu.Lock()
+		if r.isGone {
+			r.mu.Unlock()
+			return nil
+		}
+		p := r.latest.DeepCopy()
+		r.mu.Unlock()
+		if !first {
+			var err error
+			if p, err = r.a.cs.CoreV1().Pods(r.pod.Namespace).Get(ctx, r.pod.Name, metav1.GetOptions{}); err != nil {
+				return err
+			}
+			if p.UID != r.pod.UID {
+				return nil
+			}
+		}
+		first = false
+		r.mu.Lock()
+		r.fillStatus(&p.Status)
+		r.mu.Unlock()
+		_, err := r.a.cs.CoreV1().Pods(r.pod.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+		r.logf("update status: %v", err)
+	}
+}
+
+// fillStatus sets s from the containers' states; r.mu is held.
+func (r *podRun) fillStatus(s *corev1.PodStatus) {
+	s.HostIP, s.HostIPs = PodIP, []corev1.HostIP{{IP: PodIP}}
+	s.PodIP, s.PodIPs = PodIP, []corev1.PodIP{{IP: PodIP}}
+	s.StartTime = &r.startTime
+	s.InitContainerStatuses = statuses(r.initCtrs)
+	s.ContainerStatuses = statuses(r.ctrs)
+	ready := r.initialized
+	everStarted, live, failed := true, false, false
+	for _, c := range r.ctrs {
+		st := c.status
+		ready = ready && st.Ready
+		if st.State.Waiting != nil && st.LastTerminationState.Terminated == nil {
+			everStarted = false
+		}
+		if !c.final {
+			live = true
+		} else if st.State.Terminated != nil && st.State.Terminated.ExitCode != 0 {
+			failed = true
+		}
+	}
+	switch {
+	case r.initFailed:
+		s.Phase = corev1.PodFailed
+	case !r.initialized || !everStarted:
+		s.Phase = corev1.PodPending
+	case live:
+		s.Phase = corev1.PodRunning
+	case failed:
+		s.Phase = corev1.PodFailed
+	default:
+		s.Phase = corev1.PodSucceeded
+	}
+	setCondition(s, corev1.PodReadyToStartContainers, true, "")
+	setCondition(s, corev1.PodInitialized, r.initialized, "ContainersNotInitialized")
+	setCondition(s, corev1.ContainersReady, ready, "ContainersNotReady")
+	setCondition(s, corev1.PodReady, ready, "ContainersNotReady")
+}
+
+func statuses(cs []*ctr) []corev1.ContainerStatus {
+	out := make([]corev1.ContainerStatus, len(cs))
+	for i, c := range cs {
+		out[i] = *c.status.DeepCopy()
+	}
+	return out
+}
+
+func setCondition(s *corev1.PodStatus, typ corev1.PodConditionType, ok bool, reason string) {
+	status := corev1.ConditionFalse
+	if ok {
+		status, reason = corev1.ConditionTrue, ""
+	}
+	for i := range s.Conditions {
+		if c := &s.Conditions[i]; c.Type == typ {
+			if c.Status != status {
+				c.LastTransitionTime = metav1.Now()
+			}
+			c.Status, c.Reason = status, reason
+			return
+		}
+	}
+	s.Conditions = append(s.Conditions, corev1.PodCondition{Type: typ, Status: status, Reason: reason, LastTransitionTime: metav1.Now()})
+}
+
+// writeKubeconfig writes a kubeconfig with a token of the pod's
+// ServiceAccount, unless the pod does not automount one; "" then.
+func (r *podRun) writeKubeconfig(ctx context.Context) (string, error) {
+	spec := r.pod.Spec
+	if spec.AutomountServiceAccountToken != nil && !*spec.AutomountServiceAccountToken {
+		return "", nil
+	}
+	sa := spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	token, err := r.a.token(ctx, r.pod, sa)
+	if err != nil {
+		return "", err
+	}
+	return writeKubeconfig(filepath.Join(r.dir, "kubeconfig"), r.a.cfg.RestConfig, token)
+}

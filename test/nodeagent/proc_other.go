@@ -1,0 +1,9 @@
+//go:build !linux
+
+package nodeagent
+
+import "syscall"
+
+// killSession sends SIGKILL to the process group of the session's leader
+// (without /proc, processes that made groups of their own survive).
+func killSession(sid int) { _ = syscall.Kill(-sid, syscall.SIGKILL) }
