@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -74,12 +76,16 @@ type result struct {
 // the test's namespace unless args say otherwise, with the clock frozen at
 // now.
 func (c *cluster) tfgen(now time.Time, args ...string) result {
-	return c.tfgenContext(c.t.Context(), now, args...)
+	var out bytes.Buffer
+	r := c.tfgenTo(c.t.Context(), &out, now, args...)
+	r.stdout = out.String()
+	return r
 }
 
-func (c *cluster) tfgenContext(ctx context.Context, now time.Time, args ...string) result {
-	var out, errOut bytes.Buffer
-	cmd := cli.NewRootCmd(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+// tfgenTo is tfgen with ctx, writing its standard output to out.
+func (c *cluster) tfgenTo(ctx context.Context, out io.Writer, now time.Time, args ...string) result {
+	var errOut bytes.Buffer
+	cmd := cli.NewRootCmd(cli.Streams{In: strings.NewReader(""), Out: out, ErrOut: &errOut})
 	full := append(slices.Clone(args), "--kubeconfig", c.cp.Kubeconfig())
 	if !slices.Contains(args, "-n") && !slices.Contains(args, "-A") {
 		full = append(full, "-n", c.ns)
@@ -87,7 +93,7 @@ func (c *cluster) tfgenContext(ctx context.Context, now time.Time, args ...strin
 	cmd.SetArgs(full)
 	err := cmd.ExecuteContext(cli.WithClock(ctx, func() time.Time { return now }))
 	code := cli.Report(&errOut, err)
-	return result{out.String(), errOut.String(), code}
+	return result{stderr: errOut.String(), code: code}
 }
 
 // must fails the test unless r ended with status 0 and no stderr.
@@ -127,12 +133,13 @@ func readExample(t *testing.T, name string) string {
 	return string(src)
 }
 
-// applyYAML renders the job in src and creates its objects.
-func (c *cluster) applyYAML(src []byte, manual bool) {
+// applyYAML renders the job in src (with render's flags) and creates its
+// objects.
+func (c *cluster) applyYAML(src []byte, manual bool, flags ...string) {
 	c.t.Helper()
 	var out, errOut bytes.Buffer
 	cmd := cli.NewRootCmd(cli.Streams{In: bytes.NewReader(src), Out: &out, ErrOut: &errOut})
-	cmd.SetArgs([]string{"render", "-f", "-", "-n", c.ns, "--format", "json"})
+	cmd.SetArgs(append([]string{"render", "-f", "-", "-n", c.ns, "--format", "json"}, flags...))
 	if err := cmd.Execute(); err != nil {
 		c.t.Fatalf("render: %v\n%s", err, errOut.String())
 	}
@@ -142,12 +149,21 @@ func (c *cluster) applyYAML(src []byte, manual bool) {
 	}
 	for _, item := range list.Items {
 		u := &unstructured.Unstructured{Object: item}
+		u.SetNamespace(c.ns)
 		if manual && u.GetKind() == "StatefulSet" {
-			if err := unstructured.SetNestedField(u.Object, manualScheduler, "spec", "template", "spec", "schedulerName"); err != nil {
+			// The test's Node has no kubelet to renew its lease: once it
+			// is unreachable, its pods must not be evicted.
+			tolerations := []any{
+				map[string]any{"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
+				map[string]any{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
+			}
+			err := errors.Join(unstructured.SetNestedField(u.Object, manualScheduler, "spec", "template", "spec", "schedulerName"),
+				unstructured.SetNestedSlice(u.Object, tolerations, "spec", "template", "spec", "tolerations"))
+			if err != nil {
 				c.t.Fatal(err)
 			}
 		}
-		gvr, ok := resources[u.GetKind()]
+		gvr, ok := resources[u.GroupVersionKind().Group+"/"+u.GetKind()]
 		if !ok {
 			c.t.Fatalf("no resource for kind %s", u.GetKind())
 		}
@@ -159,13 +175,14 @@ func (c *cluster) applyYAML(src []byte, manual bool) {
 
 // resources are the kinds tfgen renders for the examples used here.
 var resources = map[string]schema.GroupVersionResource{
-	"ServiceAccount": {Version: "v1", Resource: "serviceaccounts"},
-	"ConfigMap":      {Version: "v1", Resource: "configmaps"},
-	"Service":        {Version: "v1", Resource: "services"},
-	"Role":           {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
-	"RoleBinding":    {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
-	"StatefulSet":    {Group: "apps", Version: "v1", Resource: "statefulsets"},
-	"Deployment":     {Group: "apps", Version: "v1", Resource: "deployments"},
+	"/ServiceAccount":                       {Version: "v1", Resource: "serviceaccounts"},
+	"/ConfigMap":                            {Version: "v1", Resource: "configmaps"},
+	"/Service":                              {Version: "v1", Resource: "services"},
+	"rbac.authorization.k8s.io/Role":        {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
+	"rbac.authorization.k8s.io/RoleBinding": {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
+	"apps/StatefulSet":                      {Group: "apps", Version: "v1", Resource: "statefulsets"},
+	"apps/Deployment":                       {Group: "apps", Version: "v1", Resource: "deployments"},
+	"scheduling.volcano.sh/PodGroup":        {Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "podgroups"},
 }
 
 // poll calls cond every 50ms until it holds, or fails the test after
