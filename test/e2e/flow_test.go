@@ -1,19 +1,24 @@
 package e2e
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
 // TestJobSucceeds: the whole flow. The StatefulSet controller makes the
 // pods, the node agent runs tfgen-install and the supervisors wrapping
-// the workload; the workers finish, the chief (after seeing them run)
-// exits 0, the record says Succeeded, every StatefulSet goes to 0
-// (cleanPodPolicy All) and the pods go. Applied again, the finished job
-// does not train again.
+// the workload; the workers finish, the chief (after seeing every other
+// replica run) exits 0, the record says Succeeded, every StatefulSet goes
+// to 0 (cleanPodPolicy All) and the pods go. Then the same manifests are
+// applied again: the pods come back, but nothing trains again.
 func TestJobSucceeds(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
@@ -24,17 +29,173 @@ func TestJobSucceeds(t *testing.T) {
 			{kind: "PS", n: 1, policy: "Always"},
 			{kind: "Worker", n: 2, policy: "OnFailure"},
 		}}, nil)
-	s := r.waitStatus("Succeeded", (*record.Status).Ended)
+	s := r.waitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("job ended without success: %s", r.statusJSON())
+		t.Fatalf("the job failed: %s", r.statusJSON())
 	}
 	if e := s.Lookup("chief", 0); e == nil || e.State != record.StateSucceeded || e.LastExitCode == nil || *e.LastExitCode != 0 {
 		t.Errorf("chief-0 in the record: %+v, want Succeeded with exit code 0", e)
 	}
 	r.waitReplicas(map[string]int32{"chief": 0, "ps": 0, "worker": 0})
 	r.waitPods()
+	t.Logf("pods gone after %v", time.Since(r.began).Round(time.Millisecond))
 	want := map[string]int{"chief-0": 1, "ps-0": 1, "worker-0": 1, "worker-1": 1}
 	if diff := cmp.Diff(want, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
+
+	// Applied again, the StatefulSets are back at their replicas, the
+	// pods start, and every supervisor finds the job over and idles.
+	r.apply()
+	r.waitReplicas(map[string]int32{"chief": 1, "ps": 1, "worker": 2})
+	r.waitIdle("mnist-chief-0", "mnist-ps-0", "mnist-worker-0", "mnist-worker-1")
+	if diff := cmp.Diff(want, r.runs()); diff != "" {
+		t.Errorf("runs per replica after applying again (-want +got):\n%s", diff)
+	}
+	again := r.status()
+	if !again.IsTrue(record.JobSucceeded) || again.CompletionTime == nil || !again.CompletionTime.Equal(*s.CompletionTime) {
+		t.Errorf("status after applying again: %s; want it Succeeded at %v as before", r.statusJSON(), s.CompletionTime)
+	}
+}
+
+// waitIdle waits until the job's pods are names, each with its
+// supervisor idle.
+func (r *run) waitIdle(names ...string) {
+	r.t.Helper()
+	r.waitPods(names...)
+	poll(r.t, fmt.Sprintf("%v idle", names), func(ctx context.Context) (bool, string, error) {
+		pods, err := r.pods(ctx)
+		state := map[string]string{}
+		idle := len(pods) == len(names)
+		for _, p := range pods {
+			state[p.Name] = p.Annotations["tfgen.io/state"]
+			idle = idle && state[p.Name] == "Idle"
+		}
+		return idle, fmt.Sprint(state), err
+	})
+}
+
+// TestChiefFailsPermanently: the chief exits 1, a permanent failure under
+// ExitCode. The job fails at once, without a restart; the workers stop
+// (cleanPodPolicy Running), the chief's pod stays; the supervisor's
+// termination message says how the chief ended.
+func TestChiefFailsPermanently(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	r := c.startJob(t, jobSpec{name: "perm", exits: []string{"chief=1", "worker=block"},
+		replicas: []replica{
+			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
+			{kind: "Worker", n: 1, policy: "OnFailure"},
+		}}, nil)
+	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	if !s.IsTrue(record.JobFailed) || s.Restarts != 0 {
+		t.Fatalf("status %s: want Failed without restarts", r.statusJSON())
+	}
+	if e := s.Lookup("chief", 0); e == nil || e.State != record.StateFailed || e.LastExitCode == nil || *e.LastExitCode != 1 {
+		t.Errorf("chief-0 in the record: %+v, want Failed with exit code 1", e)
+	}
+	r.waitReplicas(map[string]int32{"chief": 1, "worker": 0})
+	r.waitPods("perm-chief-0")
+	if diff := cmp.Diff(map[string]int{"chief-0": 1, "worker-0": 1}, r.runs()); diff != "" {
+		t.Errorf("runs per replica (-want +got):\n%s", diff)
+	}
+	// The supervisor exited 1 with its termination message; the pod's
+	// restartPolicy Always started it again, and it idles.
+	r.waitIdle("perm-chief-0")
+	p, err := r.c.cp.Client().CoreV1().Pods(r.ns).Get(t.Context(), "perm-chief-0", getOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := containerStatus(p, "tensorflow").LastTerminationState.Terminated
+	if last == nil || last.ExitCode != 1 {
+		t.Fatalf("chief's last termination %+v, want exit code 1", last)
+	}
+	var msg struct {
+		ExitCode int    `json:"exitCode"`
+		Reason   string `json:"reason"`
+	}
+	if err := json.Unmarshal([]byte(last.Message), &msg); err != nil || msg.ExitCode != 1 {
+		t.Errorf("termination message %q: want the supervisor's result with exit code 1 (%v)", last.Message, err)
+	}
+}
+
+// TestRetriesUntilBackoffLimit: the chief is killed (137, retryable under
+// ExitCode) on every run; the supervisor restarts it until the job's
+// backoffLimit of 2 is spent, then the job fails.
+func TestRetriesUntilBackoffLimit(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	r := c.startJob(t, jobSpec{name: "retry", runPolicy: object{"backoffLimit": 2}, exits: []string{"chief=137", "worker=block"},
+		replicas: []replica{
+			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
+			{kind: "Worker", n: 1, policy: "OnFailure"},
+		}}, nil)
+	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	if c := s.Condition(record.JobFailed); c == nil || c.Status != record.ConditionTrue || c.Reason != "BackoffLimitExceeded" {
+		t.Fatalf("status %s: want Failed by BackoffLimitExceeded", r.statusJSON())
+	}
+	e := s.Lookup("chief", 0)
+	if s.Restarts != 2 || e == nil || e.Restarts != 2 || e.LastExitCode == nil || *e.LastExitCode != 137 {
+		t.Errorf("restarts %d, chief-0 %+v: want 2 restarts and exit code 137", s.Restarts, e)
+	}
+	r.waitReplicas(map[string]int32{"chief": 1, "worker": 0})
+	if diff := cmp.Diff(map[string]int{"chief-0": 3, "worker-0": 1}, r.runs()); diff != "" {
+		t.Errorf("runs per replica (-want +got):\n%s", diff)
+	}
+}
+
+// TestActiveDeadline: every replica trains forever; two seconds after the
+// job started it fails with DeadlineExceeded and stops.
+func TestActiveDeadline(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	r := c.startJob(t, jobSpec{name: "deadline", runPolicy: object{"activeDeadlineSeconds": 2}, exits: []string{"*=block"},
+		replicas: []replica{
+			{kind: "Chief", n: 1, policy: "ExitCode"},
+			{kind: "Worker", n: 1, policy: "OnFailure"},
+		}}, nil)
+	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	if c := s.Condition(record.JobFailed); c == nil || c.Status != record.ConditionTrue || c.Reason != "DeadlineExceeded" {
+		t.Fatalf("status %s: want Failed by DeadlineExceeded", r.statusJSON())
+	}
+	if s.StartTime == nil || s.CompletionTime == nil || s.CompletionTime.Sub(s.StartTime.Time) < 2*time.Second {
+		t.Errorf("start %v, completion %v: want the job to end 2s after it started at the earliest", s.StartTime, s.CompletionTime)
+	}
+	r.waitReplicas(map[string]int32{"chief": 1, "worker": 0})
+	for replica, n := range r.runs() {
+		if n != 1 {
+			t.Errorf("%s ran %d times, want once", replica, n)
+		}
+	}
+}
+
+// TestMXJobSucceeds: an MXNet job (scheduler, server, workers) gets
+// MX_CONFIG and DMLC_* right and succeeds when its scheduler does, which
+// ps-lite's scheduler does once the workers are done (as in Kubeflow).
+func TestMXJobSucceeds(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	r := c.startJob(t, jobSpec{name: "mx", mxnet: true, exits: []string{"server=block"},
+		replicas: []replica{
+			{kind: "Scheduler", n: 1, policy: "Never", args: []string{"--wait-for", "server-0,worker-0,worker-1"}},
+			{kind: "Server", n: 1, policy: "Never"},
+			{kind: "Worker", n: 2, policy: "OnFailure"},
+		}}, nil)
+	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	if !s.IsTrue(record.JobSucceeded) {
+		t.Fatalf("the job failed: %s", r.statusJSON())
+	}
+	r.waitReplicas(map[string]int32{"scheduler": 1, "server": 0, "worker": 2})
+	if diff := cmp.Diff(map[string]int{"scheduler-0": 1, "server-0": 1, "worker-0": 1, "worker-1": 1}, r.runs()); diff != "" {
+		t.Errorf("runs per replica (-want +got):\n%s", diff)
+	}
+}
+
+func containerStatus(p *corev1.Pod, name string) corev1.ContainerStatus {
+	for _, s := range p.Status.ContainerStatuses {
+		if s.Name == name {
+			return s
+		}
+	}
+	return corev1.ContainerStatus{}
 }

@@ -169,6 +169,8 @@ func (r *run) statusJSON() string {
 	return cm.Data[record.DataKey]
 }
 
+var getOpts = metav1.GetOptions{}
+
 // replicas returns spec.replicas of each of the job's StatefulSets, by
 // lowercase replica type.
 func (r *run) replicas(ctx context.Context) (map[string]int32, error) {
