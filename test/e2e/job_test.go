@@ -102,8 +102,9 @@ type run struct {
 	c         *cluster
 	spec      jobSpec
 	ns        string
-	dir       string // the workload's reports
-	manifests []byte // tfgen render's output
+	dir       string        // the workload's reports
+	manifests []byte        // tfgen render's output
+	applied   kubectlResult // what the first kubectl apply said
 	began     time.Time
 }
 
@@ -114,7 +115,7 @@ func (c *cluster) startJob(t *testing.T, spec jobSpec, labels map[string]string)
 	r := &run{t: t, c: c, spec: spec, ns: c.namespace(t, "job", labels), dir: t.TempDir()}
 	r.manifests = tfgen(t, spec.manifest(r.ns, r.dir), "render", "-f", "-")
 	r.began = time.Now()
-	r.apply()
+	r.applied = r.apply()
 	return r
 }
 
