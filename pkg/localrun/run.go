@@ -11,7 +11,6 @@ import (
 
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
-	"github.com/tfgen/tfgen/pkg/supervise/proc"
 	"github.com/tfgen/tfgen/pkg/supervise/teardown"
 )
 
@@ -43,7 +42,10 @@ func Run(ctx context.Context, p *Plan, o Options) (*Summary, error) {
 	pr := newPrinter(o.Out, o.Color, p)
 	runner := o.Runner
 	if runner == nil {
-		runner = proc.NewRunner(func(format string, args ...any) { pr.jobLine("", format, args...) })
+		var err error
+		if runner, err = defaultRunner(func(format string, args ...any) { pr.jobLine("", format, args...) }); err != nil {
+			return nil, err
+		}
 	}
 	live := &tracker{Runner: runner, procs: map[supervise.Process]bool{}}
 	stdin, err := os.Open(os.DevNull)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package localrun
 
 import (
@@ -5,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -207,5 +210,45 @@ func TestCancel(t *testing.T) {
 	checkTable(t, s, out, "worker-0 143 0 Stopped")
 	if !s.Interrupted {
 		t.Error("not interrupted")
+	}
+}
+
+// deadlineClock stands still at a whole second until a timer of at least
+// the job's active deadline is asked for: that one fires at once, moving
+// the clock on by its duration. Shorter timers run in real time.
+type deadlineClock struct {
+	mu       sync.Mutex
+	now      time.Time
+	deadline time.Duration
+}
+
+func (c *deadlineClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *deadlineClock) After(d time.Duration) <-chan time.Time {
+	if d < c.deadline {
+		return time.After(d)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	ch := make(chan time.Time, 1)
+	ch <- c.now
+	return ch
+}
+
+// TestDeadline: at the job's active deadline the training process gets
+// SIGTERM and the job fails, as in a pod.
+func TestDeadline(t *testing.T) {
+	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Chief: sh(1, job.RestartOnFailure, "exec sleep 600")})
+	j.RunPolicy.ActiveDeadlineSeconds = ptr(int64(3600))
+	s, out := run(t, context.Background(), j, PlanOptions{}, Options{Clock: &deadlineClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), deadline: time.Hour}})
+	checkTable(t, s, out, "chief-0 143 0 Failed")
+	want := "job demo failed (DeadlineExceeded): the job ran past its active deadline of 1h0m0s"
+	if err := s.Err(); err == nil || err.Error() != want {
+		t.Errorf("Err() = %v, want %s", err, want)
 	}
 }
