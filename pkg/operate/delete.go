@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +63,7 @@ func (c *Client) Delete(ctx context.Context, ns, name string, opts DeleteOptions
 	if c.Dynamic == nil {
 		return nil, errors.New("delete: no dynamic client")
 	}
-	objs, err := c.jobObjects(ctx, ns, name)
+	objs, err := c.objects(ctx, ns, name, jobKinds)
 	if err != nil {
 		return nil, err
 	}
@@ -85,26 +86,43 @@ func (c *Client) Delete(ctx context.Context, ns, name string, opts DeleteOptions
 	if opts.Timeout <= 0 {
 		return out, nil
 	}
-	var left []object
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, opts.Timeout, true, func(ctx context.Context) (bool, error) {
-		now, err := c.jobObjects(ctx, ns, name)
+	return out, c.waitGone(ctx, ns, name, objs, opts.Timeout)
+}
+
+// waitGone waits until none of objs is left, or timeout passes. An API
+// error while waiting is retried until then.
+func (c *Client) waitGone(ctx context.Context, ns, name string, objs []object, timeout time.Duration) error {
+	deleted := map[types.UID]bool{}
+	var kinds []kind
+	for _, o := range objs {
+		deleted[o.uid] = true
+		if !slices.Contains(kinds, o.kind) {
+			kinds = append(kinds, o.kind)
+		}
+	}
+	left, looked, lastErr := slices.Clone(objs), false, error(nil)
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		now, err := c.objects(ctx, ns, name, kinds)
 		if err != nil {
-			return false, err
+			lastErr = err
+			return false, nil
 		}
-		gone := map[types.UID]bool{}
-		for _, o := range objs {
-			gone[o.uid] = true
-		}
+		looked = true
 		left = left[:0]
 		for _, o := range now {
-			if gone[o.uid] {
+			if deleted[o.uid] {
 				left = append(left, o)
 			}
 		}
 		return len(left) == 0, nil
 	})
-	if wait.Interrupted(err) && len(left) > 0 && ctx.Err() == nil {
-		names := make([]string, 0, 3)
+	switch {
+	case err == nil:
+		return nil
+	case !looked && lastErr != nil:
+		return fmt.Errorf("wait for the objects of job %s to be gone: %w", name, lastErr)
+	case len(left) > 0:
+		names := make([]string, 0, 4)
 		for i, o := range left {
 			if i == 3 {
 				names = append(names, fmt.Sprintf("and %d more", len(left)-3))
@@ -112,25 +130,22 @@ func (c *Client) Delete(ctx context.Context, ns, name string, opts DeleteOptions
 			}
 			names = append(names, o.String())
 		}
-		return out, fmt.Errorf("job %s: %s still there after %s", name, strings.Join(names, ", "), opts.Timeout)
+		return fmt.Errorf("job %s: %s still there after %s", name, strings.Join(names, ", "), timeout)
 	}
-	if err != nil {
-		return out, fmt.Errorf("wait for the objects of job %s to be gone: %w", name, err)
-	}
-	return out, nil
+	return fmt.Errorf("wait for the objects of job %s to be gone: %w", name, err)
 }
 
-// jobObjects lists the objects of job name, kind by kind in jobKinds'
-// order; kinds the API server does not serve are skipped.
-func (c *Client) jobObjects(ctx context.Context, ns, name string) ([]object, error) {
+// objects lists the objects of job name of kinds, kind by kind; kinds the
+// API server does not serve are skipped.
+func (c *Client) objects(ctx context.Context, ns, name string, kinds []kind) ([]object, error) {
 	var out []object
-	for _, k := range jobKinds {
+	for _, k := range kinds {
 		list, err := c.Dynamic.Resource(k.gvr).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: JobSelector(name)})
 		if apierrors.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("list %ss of job %s: %w", k.name, name, err)
+			return nil, fmt.Errorf("list the %s objects of job %s: %w", k.name, name, err)
 		}
 		for _, item := range list.Items {
 			out = append(out, object{kind: k, name: item.GetName(), uid: item.GetUID()})

@@ -1,8 +1,20 @@
 package operate
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+	"testing"
+	"time"
 
+	"github.com/tfgen/tfgen/pkg/operate"
+	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/test/controlplane"
 	"github.com/tfgen/tfgen/test/nodeagent"
 )
 
@@ -14,9 +26,169 @@ var agent struct {
 	err  error
 }
 
+// shellImage is an image whose containers run local commands.
+const shellImage = "tfgen.test/shell:1"
+
+// startAgent starts the node agent: tfsupervisor's image holds the
+// binary built for the tests, the shell image runs commands as given.
+func startAgent(t *testing.T, cp *controlplane.ControlPlane) *nodeagent.Agent {
+	t.Helper()
+	agent.once.Do(func() {
+		agent.a, agent.err = nodeagent.Start(context.Background(), nodeagent.Config{
+			RestConfig: cp.RestConfig(),
+			Dir:        filepath.Join(scratch, "node"),
+			Images: map[string]nodeagent.Image{
+				"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": bins.tfsupervisor}},
+				shellImage:                   {},
+			},
+			Backoff:    200 * time.Millisecond,
+			MaxBackoff: 2 * time.Second,
+		})
+	})
+	if agent.err != nil {
+		t.Fatalf("node agent: %v", agent.err)
+	}
+	return agent.a
+}
+
 // stopAgent stops the node agent if it was started.
 func stopAgent() {
 	if agent.a != nil {
 		agent.a.Stop()
 	}
+}
+
+// TestNodeAgent runs jobs for real: pods on the node agent, tfsupervisor
+// in them writing the record, and every command on them.
+func TestNodeAgent(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, "op-agent")
+	a := startAgent(t, c.cp)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("containers' output:\n%s", a.Logs(c.ns))
+		}
+	})
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "train.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.applyYAML([]byte(strings.ReplaceAll(string(src), "@DIR@", dir)), false)
+	now := time.Now()
+
+	// Running: every replica's supervisor says so, and so does each pod.
+	c.waitRecord("train", "every replica running", runningReplicas("ps-0", "worker-0", "worker-1"))
+	r := c.must(c.tfgen(now, "list"), "list")
+	if got := withoutAge(r.stdout); !slices.Contains(got, "train Running 1/0/0 2/0/0") {
+		t.Errorf("list: %q, want a row train Running 1/0/0 2/0/0", got)
+	}
+	v := c.view("train")
+	for _, rep := range v.Replicas {
+		if rep.State != record.StateRunning || rep.Phase != "Running" || rep.Node != a.Node() || rep.Pod != "train-"+rep.Name {
+			t.Errorf("replica %+v: want Running in a Running pod train-%s on %s", rep, rep.Name, a.Node())
+		}
+	}
+	if r := c.tfgen(now, "logs", "train"); r.code != 1 || !strings.HasPrefix(r.stderr, "tfgen: logs of replica worker-0 (pod train-worker-0, container tensorflow): ") {
+		t.Errorf("logs without a kubelet: exit status %d, stderr %q; want 1 and why", r.code, r.stderr)
+	}
+
+	// Scale: the StatefulSet controller replaces the pods of the changed
+	// templates, which start with the new TF_CONFIG.
+	c.must(c.tfgen(now, "scale", "train", "--workers", "3"), "scale")
+	c.poll("every replica with 3 workers in TF_CONFIG", func(context.Context) (bool, string, error) {
+		for _, pod := range []string{"train-ps-0", "train-worker-0", "train-worker-1", "train-worker-2"} {
+			if n := lastWorkers(dir, pod); n != 3 {
+				return false, fmt.Sprintf("%s: %d workers", pod, n), nil
+			}
+		}
+		return true, "", nil
+	})
+	c.waitRecord("train", "4 replicas running", runningReplicas("ps-0", "worker-0", "worker-1", "worker-2"))
+
+	// Suspend stops every pod; resume starts them again, 3 workers.
+	c.must(c.tfgen(now, "suspend", "train"), "suspend")
+	c.waitPods("train")
+	c.waitRecord("train", "suspended, nothing running", func(s *record.Status) bool {
+		return s.IsTrue(record.JobSuspended) && s.ReplicaStatuses["Worker"] != nil && s.ReplicaStatuses["Worker"].Active == 0
+	})
+	if v := c.view("train"); v.State != "Suspended" {
+		t.Errorf("state after suspend: %s", v.State)
+	}
+	c.must(c.tfgen(now, "resume", "train"), "resume")
+	c.waitRecord("train", "running again", func(s *record.Status) bool {
+		return s.IsTrue(record.JobRunning) && runningReplicas("ps-0", "worker-0", "worker-1", "worker-2")(s)
+	})
+
+	// Done: --watch ends with the job, exit status 0.
+	out, done := c.watch(now, "train")
+	if err := os.WriteFile(filepath.Join(dir, "finish"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r.code != 0 || r.stderr != "" || !strings.Contains(out.String(), "State:             Succeeded\n") {
+		t.Errorf("watch until success: exit status %d, stderr %q\n%s", r.code, r.stderr, out.String())
+	}
+
+	// A job that fails: --watch exits 1.
+	_, done = c.watch(now, "crash")
+	if r := <-done; r.code != 1 || !strings.HasPrefix(r.stderr, "tfgen: job crash failed: ") {
+		t.Errorf("watch until failure: exit status %d, stderr %q", r.code, r.stderr)
+	}
+
+	// Delete waits until the node agent has stopped and removed the pods.
+	for _, job := range []string{"train", "crash"} {
+		c.must(c.tfgen(now, "delete", job), "delete")
+		c.noObjects(job)
+	}
+}
+
+// view returns `tfgen status JOB -o json`.
+func (c *cluster) view(job string) *operate.View {
+	c.t.Helper()
+	r := c.must(c.tfgen(time.Now(), "status", job, "-o", "json"), "status")
+	v := &operate.View{}
+	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
+		c.t.Fatal(err)
+	}
+	return v
+}
+
+// waitRecord waits until job's record satisfies cond.
+func (c *cluster) waitRecord(job, what string, cond func(*record.Status) bool) {
+	c.t.Helper()
+	c.poll(job+": "+what, func(ctx context.Context) (bool, string, error) {
+		s, err := operate.Store(c.cs, c.ns, job).Get(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		b, _ := json.Marshal(s)
+		return cond(s), string(b), nil
+	})
+}
+
+// runningReplicas holds when exactly the replicas named run.
+func runningReplicas(names ...string) func(*record.Status) bool {
+	return func(s *record.Status) bool {
+		var got []string
+		for _, r := range s.ReplicaList() {
+			if r.State == record.StateRunning {
+				got = append(got, record.Key(r.Type, r.Index))
+			}
+		}
+		return slices.Equal(got, names)
+	}
+}
+
+// lastWorkers returns the number of workers in the last TF_CONFIG pod
+// started with, or -1.
+func lastWorkers(dir, pod string) int {
+	b, err := os.ReadFile(filepath.Join(dir, pod+".tfconfig"))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var cfg struct {
+		Cluster map[string][]string `json:"cluster"`
+	}
+	if err != nil || json.Unmarshal([]byte(lines[len(lines)-1]), &cfg) != nil {
+		return -1
+	}
+	return len(cfg.Cluster["worker"])
 }

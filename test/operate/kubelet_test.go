@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 )
 
 // node is the Node the test binds its pods to; it has no kubelet.
@@ -21,14 +22,24 @@ func (c *cluster) ensureNode() {
 	c.t.Helper()
 	var err error
 	nodeOnce.Do(func() {
-		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}
-		if n, err = c.cs.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
+		// Tainted, so that the scheduler places the node agent's pods
+		// elsewhere; the test's own pods are bound without it.
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node},
+			Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: "tfgen.test/manual", Effect: corev1.TaintEffectNoSchedule}}}}
+		if _, err = c.cs.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
 			return
 		}
-		now := metav1.Now()
-		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-			LastHeartbeatTime: now, LastTransitionTime: now}}
-		_, err = c.cs.CoreV1().Nodes().UpdateStatus(context.Background(), n, metav1.UpdateOptions{})
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			n, err := c.cs.CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			now := metav1.Now()
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+				LastHeartbeatTime: now, LastTransitionTime: now}}
+			_, err = c.cs.CoreV1().Nodes().UpdateStatus(context.Background(), n, metav1.UpdateOptions{})
+			return err
+		})
 	})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		c.t.Fatal(err)
