@@ -14,9 +14,9 @@ import (
 	"github.com/tfgen/tfgen/pkg/supervise/teardown"
 )
 
-// drainTimeout bounds the wait for a replica's last output once its
-// process has gone: a descendant that left its process group may hold the
-// pipe open for ever.
+// drainTimeout bounds the wait for a process's last output once it has
+// exited: a descendant that left its process group may hold the pipe open
+// for ever.
 const drainTimeout = 2 * time.Second
 
 // Options drive a run.
@@ -47,23 +47,12 @@ func Run(ctx context.Context, p *Plan, o Options) (*Summary, error) {
 			return nil, err
 		}
 	}
-	live := &tracker{Runner: runner, procs: map[supervise.Process]bool{}}
 	stdin, err := os.Open(os.DevNull)
 	if err != nil {
 		return nil, err
 	}
 	defer stdin.Close()
-	pipes := make([][2]*os.File, len(p.Replicas))
-	for i := range pipes {
-		if pipes[i][0], pipes[i][1], err = os.Pipe(); err != nil {
-			for _, pp := range pipes[:i] {
-				pp[0].Close()
-				pp[1].Close()
-			}
-			return nil, fmt.Errorf("pipe for replica %s: %w", p.Replicas[i].Ref, err)
-		}
-	}
-
+	live := &tracker{base: runner, pr: pr, stdin: stdin, procs: map[supervise.Process]bool{}}
 	for i := range p.Replicas {
 		pr.starting(i)
 	}
@@ -77,26 +66,12 @@ func Run(ctx context.Context, p *Plan, o Options) (*Summary, error) {
 		td.Add(p.Replicas[i].Ref.Type, stop)
 		cfg := *p.Replicas[i].Config
 		cfg.Logf = pr.logf(i)
-		sup := &supervise.Supervisor{Config: &cfg, Runner: live, Store: store, Reporter: reporter{pr, i}, Teardown: td, Clock: o.Clock}
-		cmd := p.Replicas[i].Command
-		rd, wr := pipes[i][0], pipes[i][1]
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, wr, wr
-		copied := make(chan struct{})
-		go func() {
-			defer close(copied)
-			pr.copy(i, rd)
-		}()
+		sup := &supervise.Supervisor{Config: &cfg, Runner: replicaRunner{live, i}, Store: store, Reporter: reporter{pr, i}, Teardown: td, Clock: o.Clock}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer stop()
-			results[i] = sup.Run(rctx, cmd)
-			wr.Close()
-			select {
-			case <-copied:
-			case <-time.After(drainTimeout):
-			}
-			rd.Close()
+			results[i] = sup.Run(rctx, p.Replicas[i].Command)
 		}()
 	}
 	done := make(chan struct{})
@@ -152,23 +127,66 @@ func watch(ctxDone <-chan struct{}, sigs <-chan os.Signal, done <-chan struct{},
 	}
 }
 
-// tracker is a Runner that keeps the processes it started, to kill them.
+// tracker starts the replicas' processes, each with a new pipe as its
+// stdout and stderr, and keeps them, to kill them.
 type tracker struct {
-	supervise.Runner
+	base  supervise.Runner
+	pr    *printer
+	stdin *os.File
 	mu    sync.Mutex
 	procs map[supervise.Process]bool
 }
 
-// Start implements supervise.Runner.
-func (t *tracker) Start(cmd supervise.Command) (supervise.Process, error) {
-	p, err := t.Runner.Start(cmd)
-	if err == nil {
-		t.mu.Lock()
-		t.procs[p] = true
-		t.mu.Unlock()
-	}
-	return p, err
+// replicaRunner starts replica i's processes.
+type replicaRunner struct {
+	t *tracker
+	i int
 }
+
+// Start implements supervise.Runner. The process it returns is done once
+// everything the process wrote has been printed, so that tfgen's line
+// about its exit comes after its last line.
+func (r replicaRunner) Start(cmd supervise.Command) (supervise.Process, error) {
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		return nil, &supervise.StartError{Code: 126, Err: fmt.Errorf("output pipe: %w", err)}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.t.stdin, wr, wr
+	p, err := r.t.base.Start(cmd)
+	wr.Close() // the process has its own copy
+	if err != nil {
+		rd.Close()
+		return nil, err
+	}
+	copied, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(copied)
+		r.t.pr.copy(r.i, rd)
+	}()
+	go func() {
+		defer close(done)
+		<-p.Done()
+		select {
+		case <-copied:
+		case <-time.After(drainTimeout):
+		}
+		rd.Close()
+	}()
+	dp := &drained{Process: p, done: done}
+	r.t.mu.Lock()
+	r.t.procs[dp] = true
+	r.t.mu.Unlock()
+	return dp, nil
+}
+
+// drained is a process that is done once its output has been printed.
+type drained struct {
+	supervise.Process
+	done chan struct{}
+}
+
+// Done implements supervise.Process.
+func (d *drained) Done() <-chan struct{} { return d.done }
 
 // killAll sends SIGKILL to the process group of every process still running.
 func (t *tracker) killAll() {

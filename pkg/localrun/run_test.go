@@ -103,7 +103,9 @@ func TestChiefFails(t *testing.T) {
 	if err := s.Err(); err == nil || err.Error() != want {
 		t.Errorf("Err() = %v, want %s", err, want)
 	}
-	if !strings.Contains(out, "[chief-0] no data\n") || !strings.Contains(out, "[chief-0] tfgen: exited with code 1 (Error): failed (ReplicaFailed)\n") {
+	// The exit is told after the last line the process wrote.
+	last, exit := strings.Index(out, "[chief-0] no data\n"), strings.Index(out, "[chief-0] tfgen: exited with code 1 (Error): failed (ReplicaFailed)\n")
+	if last < 0 || exit < last {
 		t.Errorf("output:\n%s", out)
 	}
 }
