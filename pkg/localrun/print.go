@@ -118,8 +118,8 @@ func (p *printer) logf(i int) func(string, ...any) {
 	return func(format string, args ...any) { p.note(i, "", format, args...) }
 }
 
-// reporter shows replica i's supervision reports: its start, each exit
-// with what follows it, and the job's end.
+// reporter shows replica i's supervision reports: each exit with what
+// follows it, each restart, and the job's end.
 type reporter struct {
 	p *printer
 	i int

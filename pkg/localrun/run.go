@@ -92,8 +92,8 @@ func Run(ctx context.Context, p *Plan, o Options) (*Summary, error) {
 }
 
 // watch stops the replicas at the end of ctx, on the first stop signal or
-// when output fails, and kills them on the next signal, until done. It reports whether the
-// run was stopped that way.
+// when output fails, and kills them on the next signal, until done. It
+// reports whether the run was stopped that way.
 func watch(ctxDone <-chan struct{}, sigs <-chan os.Signal, done <-chan struct{}, cancel func(), live *tracker, pr *printer) bool {
 	stopped, signals, failed := false, 0, pr.failed
 	stop := func() {
