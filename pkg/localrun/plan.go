@@ -35,6 +35,9 @@ type PlanOptions struct {
 	Environ []string
 	// Ports returns n distinct free ports; nil asks the kernel.
 	Ports func(n int) ([]int, error)
+	// LookPath finds a command as the processes' runner will; nil is
+	// exec.LookPath.
+	LookPath func(file string) (string, error)
 }
 
 // Replica is one replica to run.
@@ -177,8 +180,12 @@ func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, base supervise.Co
 		for _, a := range append(append([]string(nil), c.Command...), c.Args...) {
 			args = append(args, expand(a, cenv.lookup))
 		}
+		lookPath := o.LookPath
+		if lookPath == nil {
+			lookPath = exec.LookPath
+		}
 		if i == 0 {
-			if _, err := exec.LookPath(args[0]); err != nil {
+			if _, err := lookPath(args[0]); err != nil {
 				return nil, fmt.Errorf("replica type %s: command %q: %w; tfgen run runs the container's command on this machine, not in its image %s",
 					t, args[0], unwrapExec(err), c.Image)
 			}

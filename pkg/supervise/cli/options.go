@@ -152,3 +152,17 @@ func typeFromPod(job, pod string) string {
 	}
 	return "worker"
 }
+
+// ParseConfig returns the supervise.Config that `tfsupervisor run` builds
+// from flags (those before --) for pod in namespace, reading no
+// environment variables. tfgen run's tests use it to check that a local run
+// supervises each replica as its pod would.
+func ParseConfig(flags []string, pod, namespace string) (*supervise.Config, error) {
+	o := &options{}
+	fs := pflag.NewFlagSet("tfsupervisor run", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse(flags); err != nil {
+		return nil, err
+	}
+	return o.Config(identity{pod: pod, namespace: namespace})
+}

@@ -1,0 +1,107 @@
+//go:build unix
+
+package localrun
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/tfgen/tfgen/pkg/dialect"
+	"github.com/tfgen/tfgen/pkg/input"
+	"github.com/tfgen/tfgen/pkg/job"
+	"github.com/tfgen/tfgen/pkg/render"
+	"github.com/tfgen/tfgen/pkg/supervise"
+	tfsupervisor "github.com/tfgen/tfgen/pkg/supervise/cli"
+	"github.com/tfgen/tfgen/templates"
+)
+
+// TestSameSupervision: every replica of a local run is supervised with the
+// configuration tfsupervisor builds in its pod from the flags tfgen render
+// gives it, but for the addresses in the layout.
+func TestSameSupervision(t *testing.T) {
+	r, err := render.New(templates.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, example := range []string{"local-demo", "tfjob-mnist", "t9k-mnist", "mxjob-linear", "tfjob-dragon", "tfjob-mlkube"} {
+		t.Run(example, func(t *testing.T) {
+			docs, err := input.Read([]string{"../../examples/" + example + ".yaml"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := dialect.Decode(docs[0], dialect.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Job
+			objs, err := r.Render(j, job.Settings{SupervisorImage: "tfsupervisor:test", KubeVersion: "1.37"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			flags := map[string][]string{} // per StatefulSet
+			for _, o := range objs {
+				if o.Kind() == "StatefulSet" {
+					flags[o.Name()] = wrapFlags(t, o)
+				}
+			}
+			// The examples run python, which this machine need not have.
+			found := func(file string) (string, error) { return file, nil }
+			p, err := NewPlan(j, PlanOptions{Ports: ports, Environ: []string{}, LookPath: found})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns := j.Namespace
+			if ns == "" {
+				ns = "default"
+			}
+			for _, rep := range p.Replicas {
+				f, ok := flags[j.Name+"-"+rep.Ref.Type]
+				if !ok {
+					t.Fatalf("%s: no StatefulSet %s-%s", rep.Ref, j.Name, rep.Ref.Type)
+				}
+				want, err := tfsupervisor.ParseConfig(f, rep.Config.Pod, ns)
+				if err != nil {
+					t.Fatalf("%s: %v", rep.Ref, err)
+				}
+				if diff := cmp.Diff(want, rep.Config, cmpopts.IgnoreFields(supervise.Config{}, "Logf", "Layout")); diff != "" {
+					t.Errorf("%s: config (-tfsupervisor +tfgen run):\n%s", rep.Ref, diff)
+				}
+				local := *rep.Config.Layout
+				local.Addresses = nil
+				if diff := cmp.Diff(want.Layout, &local); diff != "" {
+					t.Errorf("%s: layout (-tfsupervisor +tfgen run):\n%s", rep.Ref, diff)
+				}
+			}
+		})
+	}
+}
+
+// wrapFlags returns the tfsupervisor run flags of a StatefulSet's training
+// container: its command between "run" and "--".
+func wrapFlags(t *testing.T, sts map[string]any) []string {
+	t.Helper()
+	containers := dig(sts, "spec", "template", "spec", "containers").([]any)
+	for _, c := range containers {
+		var cmd []string
+		for _, a := range c.(map[string]any)["command"].([]any) {
+			cmd = append(cmd, a.(string))
+		}
+		if len(cmd) > 2 && cmd[0] == "/tfgen/bin/tfsupervisor" && cmd[1] == "run" {
+			if end := slices.Index(cmd, "--"); end > 0 {
+				return cmd[2:end]
+			}
+		}
+	}
+	t.Fatalf("no wrapped training container in %v", containers)
+	return nil
+}
+
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		v = v.(map[string]any)[k]
+	}
+	return v
+}
