@@ -64,8 +64,21 @@ type Agent struct {
 	ownDir bool
 	wg     sync.WaitGroup
 
-	mu   sync.Mutex
-	pods map[types.UID]*podRun
+	mu     sync.Mutex
+	pods   map[types.UID]*podRun
+	nextIP int
+}
+
+// PodCIDR holds the pods' IPs. They are not loopback addresses, which
+// Endpoints and EndpointSlices refuse, and nothing listens on them: a
+// replica's peers are not reachable (there is no DNS either).
+const PodCIDR = "10.88.0.0/16"
+
+// podIP returns the next pod IP of PodCIDR.
+func (a *Agent) podIP() string {
+	a.nextIP++
+	n := a.nextIP % (254 * 256)
+	return fmt.Sprintf("10.88.%d.%d", n/254, n%254+1)
 }
 
 // LeaseDuration is the Node's lease duration; the agent renews it every
@@ -211,7 +224,7 @@ func (a *Agent) register(ctx context.Context) error {
 		Phase:       corev1.NodeRunning,
 		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 			Message: "nodeagent is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now}},
-		Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: PodIP}, {Type: corev1.NodeHostName, Address: a.cfg.Node}},
+		Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: NodeIP}, {Type: corev1.NodeHostName, Address: a.cfg.Node}},
 		NodeInfo:  corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: "amd64", KubeletVersion: "v0.0.0-nodeagent"},
 	}
 	if _, err := a.cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {

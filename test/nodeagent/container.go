@@ -41,7 +41,7 @@ func (r *podRun) runOnce(c *ctr) (*corev1.ContainerStateTerminated, waitReason) 
 	if kubeconfig != "" {
 		base = append(base, "KUBECONFIG="+kubeconfig)
 	}
-	env, vars, err := containerEnv(c.spec, pod, base, paths)
+	env, vars, err := containerEnv(c.spec, pod, r.ip, base, paths)
 	if err != nil {
 		return nil, waitReason{"CreateContainerConfigError", err.Error()}
 	}
@@ -201,7 +201,7 @@ func commandLine(c *corev1.Container, img Image, vars map[string]string, paths p
 
 // containerEnv returns the process environment (base, then the
 // container's env in order) and the variables $(VAR) may refer to.
-func containerEnv(c *corev1.Container, pod *corev1.Pod, base []string, paths pathMap) ([]string, map[string]string, error) {
+func containerEnv(c *corev1.Container, pod *corev1.Pod, ip string, base []string, paths pathMap) ([]string, map[string]string, error) {
 	if len(c.EnvFrom) > 0 {
 		return nil, nil, errors.New("nodeagent: envFrom is not supported")
 	}
@@ -215,7 +215,7 @@ func containerEnv(c *corev1.Container, pod *corev1.Pod, base []string, paths pat
 		v := Expand(e.Value, vars)
 		if e.ValueFrom != nil {
 			var err error
-			if v, err = fieldValue(e.ValueFrom, pod); err != nil {
+			if v, err = fieldValue(e.ValueFrom, pod, ip); err != nil {
 				return nil, nil, fmt.Errorf("env %s: %w", e.Name, err)
 			}
 		}
@@ -227,7 +227,7 @@ func containerEnv(c *corev1.Container, pod *corev1.Pod, base []string, paths pat
 }
 
 // fieldValue reads an env var's value from the downward API.
-func fieldValue(from *corev1.EnvVarSource, pod *corev1.Pod) (string, error) {
+func fieldValue(from *corev1.EnvVarSource, pod *corev1.Pod, ip string) (string, error) {
 	if from.FieldRef == nil {
 		return "", errors.New("nodeagent: only fieldRef is supported in valueFrom")
 	}
@@ -249,8 +249,10 @@ func fieldValue(from *corev1.EnvVarSource, pod *corev1.Pod) (string, error) {
 		return pod.Spec.NodeName, nil
 	case "spec.serviceAccountName":
 		return pod.Spec.ServiceAccountName, nil
-	case "status.podIP", "status.hostIP", "status.podIPs", "status.hostIPs":
-		return PodIP, nil
+	case "status.podIP", "status.podIPs":
+		return ip, nil
+	case "status.hostIP", "status.hostIPs":
+		return NodeIP, nil
 	}
 	return "", fmt.Errorf("nodeagent: unsupported fieldPath %q", path)
 }

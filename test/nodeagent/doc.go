@@ -55,7 +55,9 @@
 //     TokenRequest API), instead of /var/run/secrets/... and
 //     KUBERNETES_SERVICE_HOST: the process acts with the pod's own RBAC.
 //   - Environment: PATH and HOSTNAME (the pod name) besides the above; no
-//     Service links. Every pod's IP is 127.0.0.1 and there is no DNS.
+//     Service links. The Node's address is 127.0.0.1; each pod gets an
+//     address of PodCIDR (Endpoints refuse loopback ones) that nothing
+//     listens on, and there is no DNS: replicas cannot reach each other.
 //   - Ignored: resources, securityContext, probes (a running container is
 //     ready), lifecycle hooks, envFrom and valueFrom other than fieldRef
 //     (the container then fails with CreateContainerConfigError), init

@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/util/retry"
 )
 
-// PodIP is every pod's IP, and the Node's.
-const PodIP = "127.0.0.1"
+// NodeIP is the Node's address (and every pod's hostIP).
+const NodeIP = "127.0.0.1"
 
 // podRun runs one pod: its directory, its containers and its status.
 type podRun struct {
@@ -24,6 +24,7 @@ type podRun struct {
 	pod    *corev1.Pod // as first seen: the spec cannot change
 	dir    string      // volumes, termination messages, kubeconfig
 	logDir string
+	ip     string // the pod's IP, which nothing listens on
 
 	stopping  chan struct{} // closed when the pod is to stop
 	killNow   chan struct{} // closed when the grace period is over
@@ -52,7 +53,7 @@ type ctr struct {
 
 func newPodRun(a *Agent, p *corev1.Pod) *podRun {
 	r := &podRun{a: a, pod: p.DeepCopy(), latest: p.DeepCopy(),
-		dir:      filepath.Join(a.cfg.Dir, "pods", string(p.UID)),
+		dir: filepath.Join(a.cfg.Dir, "pods", string(p.UID)), ip: a.podIP(),
 		logDir:   filepath.Join(a.LogDir(), p.Namespace, p.Name),
 		stopping: make(chan struct{}), killNow: make(chan struct{}), dirty: make(chan struct{}, 1), statusRun: make(chan struct{}),
 		startTime: metav1.Now()}
@@ -330,8 +331,8 @@ func (r *podRun) writeStatus() {
 
 // fillStatus sets s from the containers' states; r.mu is held.
 func (r *podRun) fillStatus(s *corev1.PodStatus) {
-	s.HostIP, s.HostIPs = PodIP, []corev1.HostIP{{IP: PodIP}}
-	s.PodIP, s.PodIPs = PodIP, []corev1.PodIP{{IP: PodIP}}
+	s.HostIP, s.HostIPs = NodeIP, []corev1.HostIP{{IP: NodeIP}}
+	s.PodIP, s.PodIPs = r.ip, []corev1.PodIP{{IP: r.ip}}
 	s.StartTime = &r.startTime
 	s.InitContainerStatuses = statuses(r.initCtrs)
 	s.ContainerStatuses = statuses(r.ctrs)
