@@ -44,7 +44,7 @@ the run. The exit status is 0 when the job succeeded, 1 otherwise.
 
 Examples:
   tfgen run -f examples/local-demo.yaml
-  tfgen run -f examples/tfjob-mnist.yaml --replicas worker=1,ps=1 --grace-period 5s
+  tfgen run -f job.yaml --replicas worker=2,ps=1 --grace-period 5s
   tfgen run -f job.yaml --image-entrypoints images.yaml --restart-backoff 100ms`
 
 // runOptions are the flags of tfgen run.
