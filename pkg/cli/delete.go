@@ -53,7 +53,7 @@ func newDeleteCmd(s Streams) *cobra.Command {
 		Use:   "delete JOB [flags]",
 		Short: "Delete every object of a job and wait until they are gone",
 		Long:  deleteLong,
-		Args:  cobra.ExactArgs(1),
+		Args:  oneJob,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
 				return err

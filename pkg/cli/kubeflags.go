@@ -97,3 +97,11 @@ func (o *kubeOptions) job(cmd *cobra.Command, s Streams, name string) (*operate.
 	}
 	return c, j, nil
 }
+
+// oneJob is the Args check of the commands on one job.
+func oneJob(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("want one job name, got %d arguments: %s", len(args), cmd.UseLine())
+	}
+	return nil
+}

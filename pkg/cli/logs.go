@@ -58,7 +58,7 @@ func newLogsCmd(s Streams) *cobra.Command {
 		Use:   "logs JOB [--replica TYPE-INDEX | --all] [-f] [flags]",
 		Short: "Print the logs of a job's training containers",
 		Long:  logsLong,
-		Args:  cobra.ExactArgs(1),
+		Args:  oneJob,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
 				return err

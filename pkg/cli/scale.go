@@ -55,7 +55,7 @@ func newScaleCmd(s Streams) *cobra.Command {
 		Use:   "scale JOB --workers N [flags]",
 		Short: "Change the number of workers of a job",
 		Long:  scaleLong,
-		Args:  cobra.ExactArgs(1),
+		Args:  oneJob,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
 				return err

@@ -58,7 +58,7 @@ func newStatusCmd(s Streams) *cobra.Command {
 		Use:   "status JOB [flags]",
 		Short: "Print a job's status and its replicas'",
 		Long:  statusLong,
-		Args:  cobra.ExactArgs(1),
+		Args:  oneJob,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
 				return err

@@ -34,7 +34,7 @@ func newSuspendCmd(s Streams) *cobra.Command {
 		Use:   "suspend JOB [flags]",
 		Short: "Suspend a job: scale it to zero, keeping its record",
 		Long:  suspendLong,
-		Args:  cobra.ExactArgs(1),
+		Args:  oneJob,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, j, err := o.job(cmd, s, args[0])
 			if err != nil {
@@ -62,7 +62,7 @@ func newResumeCmd(s Streams) *cobra.Command {
 		Use:   "resume JOB [flags]",
 		Short: "Resume a suspended job with its replica counts",
 		Long:  resumeLong,
-		Args:  cobra.ExactArgs(1),
+		Args:  oneJob,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, j, err := o.job(cmd, s, args[0])
 			if err != nil {

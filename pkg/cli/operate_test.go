@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/tfgen/tfgen/internal/golden"
+	"github.com/tfgen/tfgen/pkg/job"
+	"github.com/tfgen/tfgen/pkg/operate"
+	"github.com/tfgen/tfgen/pkg/record"
+)
+
+// The cluster commands are tested end to end in test/operate; these
+// tests cover what needs no cluster: flag checks and the printers.
+
+func TestClusterCommandFlags(t *testing.T) {
+	runCases(t, []cmdCase{
+		{name: "status needs a job", args: []string{"status"}, golden: "testdata/operate/status-no-job.txt", wantErr: true},
+		{name: "status -o xml", args: []string{"status", "j", "-o", "xml"}, golden: "testdata/operate/status-xml.txt", wantErr: true},
+		{name: "list -A -n", args: []string{"list", "-A", "-n", "a"}, golden: "testdata/operate/list-a-n.txt", wantErr: true},
+		{name: "logs --replica --all", args: []string{"logs", "j", "--replica", "worker-0", "--all"}, golden: "testdata/operate/logs-replica-all.txt", wantErr: true},
+		{name: "scale without --workers", args: []string{"scale", "j"}, golden: "testdata/operate/scale-no-workers.txt", wantErr: true},
+		{name: "delete --timeout -1s", args: []string{"delete", "j", "--timeout", "-1s"}, golden: "testdata/operate/delete-timeout.txt", wantErr: true},
+		{name: "no kubeconfig", args: []string{"status", "j", "--kubeconfig", "testdata/operate/none"}, golden: "testdata/operate/no-kubeconfig.txt", wantErr: true},
+	})
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// printerJobs are a running and a succeeded job, written as supervisors
+// write their records.
+func printerJobs(t0 time.Time) []*operate.Job {
+	spec := &job.Job{TFReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{"PS": {}, "Worker": {Replicas: ptr[int32](2)}}}
+	run := &record.Status{}
+	run.Start(t0)
+	run.Replica("ps", 0)
+	run.Replica("worker", 0).Restarts = 2
+	run.Replica("worker", 0).LastExitCode = ptr[int32](137)
+	run.SetCondition(record.JobRunning, "JobRunning", "replica worker-0 is running", t0)
+	run.Recount()
+	done := run.DeepCopy()
+	done.Replica("worker", 0).State = record.StateSucceeded
+	done.Finish(true, "JobSucceeded", "replica worker-0 succeeded", t0.Add(90*time.Minute))
+	done.Recount()
+	mx := &job.Job{MXReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{"Scheduler": {}, "Server": {}, "Worker": {}}}
+	return []*operate.Job{
+		{Namespace: "a", Name: "mnist", Created: t0, Spec: spec, Status: run},
+		{Namespace: "b", Name: "linear", Created: t0.Add(-48 * time.Hour), Spec: mx, Status: &record.Status{}},
+		{Namespace: "b", Name: "mnist", Created: t0.Add(-2 * time.Hour), Spec: spec, Status: done},
+	}
+}
+
+func TestPrinters(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	now := t0.Add(2 * time.Hour)
+	jobs := printerJobs(t0)
+	var b bytes.Buffer
+	if err := printList(&b, jobs, true, now); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "../../testdata/operate/list-all.txt", b.Bytes())
+
+	for _, j := range []*operate.Job{jobs[0], jobs[2]} {
+		v := &operate.View{Name: j.Name, Namespace: j.Namespace, State: j.State(), Status: *j.Status, Replicas: []operate.Replica{
+			{Name: "ps-0", Type: "ps", State: record.StateRunning, Reason: "Started", Pod: j.Name + "-ps-0", Phase: "Running", Node: "n1"},
+			{Name: "worker-0", Type: "worker", State: j.Status.Replicas["worker-0"].State, Restarts: 2, LastExitCode: ptr[int32](137),
+				Pod: j.Name + "-worker-0", Phase: "Running", Node: "n2"},
+			{Name: "worker-1", Type: "worker", Index: 1, Reason: "ErrImagePull", Pod: j.Name + "-worker-1", Phase: "Pending"},
+		}}
+		b.Reset()
+		if err := printStatus(&b, v, now); err != nil {
+			t.Fatal(err)
+		}
+		golden.Assert(t, "../../testdata/operate/status-"+j.Namespace+"-"+j.Name+".txt", b.Bytes())
+	}
+}
