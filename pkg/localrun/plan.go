@@ -3,9 +3,11 @@ package localrun
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/tfgen/tfgen/pkg/cluster"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/supervise"
+	"github.com/tfgen/tfgen/pkg/validate"
 	"github.com/tfgen/tfgen/pkg/values"
 )
 
@@ -67,10 +70,11 @@ type Plan struct {
 // when a training container has no command (sidecar mode: its image's
 // entrypoint is unknown here) or its command is not installed.
 func NewPlan(j *job.Job, o PlanOptions) (*Plan, error) {
-	layout := values.Layout(j, job.Settings{})
-	if err := override(layout, o.Replicas); err != nil {
+	j, err := withCounts(j, o.Replicas)
+	if err != nil {
 		return nil, err
 	}
+	layout := values.Layout(j, job.Settings{})
 	ports := o.Ports
 	if ports == nil {
 		ports = FreePorts
@@ -122,30 +126,48 @@ func NewPlan(j *job.Job, o PlanOptions) (*Plan, error) {
 	return p, nil
 }
 
-// override applies --replicas counts to the layout's roles.
-func override(l *cluster.Layout, counts map[string]int32) error {
+// withCounts returns j with the replica counts of counts (lowercase type
+// to count), validated again; j itself is left as it was.
+func withCounts(j *job.Job, counts map[string]int32) (*job.Job, error) {
+	if len(counts) == 0 {
+		return j, nil
+	}
+	c := *j
+	specs := map[job.ReplicaType]*job.ReplicaSpec{}
+	for t, s := range j.Replicas() {
+		copied := *s
+		specs[t] = &copied
+	}
+	if c.Framework() == job.MXNet {
+		c.MXReplicaSpecs = specs
+	} else {
+		c.TFReplicaSpecs = specs
+	}
 	var errs []error
-	for t, n := range counts {
-		i := -1
-		for k := range l.Roles {
-			if l.Roles[k].Type == strings.ToLower(t) {
-				i = k
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		n, found := counts[name], false
+		for t, s := range specs {
+			if t.Lower() == strings.ToLower(name) {
+				s.Replicas, found = &n, true
 			}
 		}
 		switch {
-		case i < 0:
+		case !found:
 			var have []string
-			for _, r := range l.Roles {
-				have = append(have, r.Type)
+			for _, t := range c.ReplicaTypes() {
+				have = append(have, t.Lower())
 			}
-			errs = append(errs, fmt.Errorf("--replicas %s=%d: job %s has no replica type %s (it has %s)", t, n, l.Job, t, strings.Join(have, ", ")))
+			errs = append(errs, fmt.Errorf("--replicas %s=%d: job %s has no replica type %s (it has %s)", name, n, j.Name, name, strings.Join(have, ", ")))
 		case n < 0:
-			errs = append(errs, fmt.Errorf("--replicas %s=%d: the count must be 0 or more", t, n))
-		default:
-			l.Roles[i].Replicas = n
+			errs = append(errs, fmt.Errorf("--replicas %s=%d: the count must be 0 or more", name, n))
 		}
 	}
-	return errors.Join(errs...)
+	if len(errs) == 0 {
+		for _, e := range validate.Job(&c) {
+			errs = append(errs, fmt.Errorf("with --replicas, %w", e))
+		}
+	}
+	return &c, errors.Join(errs...)
 }
 
 // addType adds the n replicas of type t, or says why they cannot run here.

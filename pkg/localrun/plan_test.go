@@ -36,6 +36,9 @@ func TestPlanTFConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := *j.TFReplicaSpecs[job.Worker].Replicas; n != 1 {
+		t.Errorf("the job changed: %d workers", n)
+	}
 	var names, addrs []string
 	for _, r := range p.Replicas {
 		names, addrs = append(names, r.Ref.String()), append(addrs, r.Address)
@@ -167,6 +170,8 @@ func TestPlanErrors(t *testing.T) {
 			PlanOptions{Replicas: map[string]int32{"ps": 2}}, "--replicas ps=2: job demo has no replica type ps (it has worker)"},
 		{"negative count", map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(1, "", "true")},
 			PlanOptions{Replicas: map[string]int32{"worker": -1}}, "--replicas worker=-1: the count must be 0 or more"},
+		{"two chiefs", map[job.ReplicaType]*job.ReplicaSpec{job.Chief: sh(1, "", "true")},
+			PlanOptions{Replicas: map[string]int32{"chief": 2}}, "with --replicas, spec.tfReplicaSpecs[Chief].replicas: Invalid value: 2: a job has at most one chief"},
 		{"nothing to run", map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(1, "", "true")},
 			PlanOptions{Replicas: map[string]int32{"worker": 0}}, "job demo has no replicas to run"},
 	} {
