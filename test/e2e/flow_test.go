@@ -145,11 +145,13 @@ func TestRetriesUntilBackoffLimit(t *testing.T) {
 }
 
 // TestActiveDeadline: every replica trains forever; two seconds after the
-// job started it fails with DeadlineExceeded and stops.
+// job started it fails with DeadlineExceeded, and everything stops
+// (cleanPodPolicy All: which replica sees the deadline first is a race,
+// and under Running the types of those that did keep their idle pods).
 func TestActiveDeadline(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "deadline", runPolicy: object{"activeDeadlineSeconds": 2}, exits: []string{"*=block"},
+	r := c.startJob(t, jobSpec{name: "deadline", runPolicy: object{"activeDeadlineSeconds": 2, "cleanPodPolicy": "All"}, exits: []string{"*=block"},
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode"},
 			{kind: "Worker", n: 1, policy: "OnFailure"},
@@ -161,7 +163,8 @@ func TestActiveDeadline(t *testing.T) {
 	if s.StartTime == nil || s.CompletionTime == nil || s.CompletionTime.Sub(s.StartTime.Time) < 2*time.Second {
 		t.Errorf("start %v, completion %v: want the job to end 2s after it started at the earliest", s.StartTime, s.CompletionTime)
 	}
-	r.waitReplicas(map[string]int32{"chief": 1, "worker": 0})
+	r.waitReplicas(map[string]int32{"chief": 0, "worker": 0})
+	r.waitPods()
 	for replica, n := range r.runs() {
 		if n != 1 {
 			t.Errorf("%s ran %d times, want once", replica, n)

@@ -97,15 +97,21 @@ func (c *cluster) noPods(t testing.TB, ns string) {
 // waitTimeout bounds every wait for the cluster to reach a state.
 const waitTimeout = 2 * time.Minute
 
-// poll calls cond every 100ms until it is true, fails, or waitTimeout
-// passes; then t fails with what and cond's last word.
+// poll calls cond every 100ms until it is true or waitTimeout passes;
+// then t fails with what and cond's last word. Errors count as false.
 func poll(t testing.TB, what string, cond func(ctx context.Context) (bool, string, error)) {
 	t.Helper()
 	last := ""
 	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, waitTimeout, true, func(ctx context.Context) (bool, error) {
 		ok, state, err := cond(ctx)
+		if err != nil {
+			if last == "" {
+				last = err.Error()
+			}
+			return false, nil
+		}
 		last = state
-		return ok, err
+		return ok, nil
 	})
 	if err != nil {
 		t.Fatalf("waiting for %s: %v; last seen: %s", what, err, last)

@@ -144,22 +144,46 @@ func (r *run) waitStatus(what string, cond func(*record.Status) bool) *record.St
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(r.t.Context(), waitTimeout)
 	defer cancel()
-	w, err := r.c.cp.Client().CoreV1().ConfigMaps(r.ns).Watch(ctx, metav1.ListOptions{
-		FieldSelector: fields.OneTermEqualSelector("metadata.name", r.spec.name).String()})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	defer w.Stop()
-	for ev := range w.ResultChan() {
-		if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type != watch.Deleted {
+	cms := r.c.cp.Client().CoreV1().ConfigMaps(r.ns)
+	byName := fields.OneTermEqualSelector("metadata.name", r.spec.name).String()
+	for ctx.Err() == nil {
+		list, err := cms.List(ctx, metav1.ListOptions{FieldSelector: byName})
+		if err != nil {
+			retryPause(ctx)
+			continue
+		}
+		for _, cm := range list.Items {
 			if s, err := record.Parse(cm.Data); err == nil && cond(s) {
 				r.t.Logf("%s after %v", what, time.Since(r.began).Round(time.Millisecond))
 				return s
 			}
 		}
+		w, err := cms.Watch(ctx, metav1.ListOptions{FieldSelector: byName, ResourceVersion: list.ResourceVersion})
+		if err != nil {
+			retryPause(ctx)
+			continue
+		}
+		for ev := range w.ResultChan() {
+			if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type != watch.Deleted {
+				if s, err := record.Parse(cm.Data); err == nil && cond(s) {
+					w.Stop()
+					r.t.Logf("%s after %v", what, time.Since(r.began).Round(time.Millisecond))
+					return s
+				}
+			}
+		}
+		w.Stop() // the watch ended early: list and watch again
 	}
 	r.t.Fatalf("waiting for %s: gave up after %v; status.json %s", what, waitTimeout, r.statusJSON())
 	return nil
+}
+
+// retryPause waits a little before a failed API call is tried again.
+func retryPause(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(100 * time.Millisecond):
+	}
 }
 
 func (r *run) statusJSON() string {
