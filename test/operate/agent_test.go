@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,15 +80,17 @@ func TestNodeAgent(t *testing.T) {
 
 	// Running: every replica's supervisor says so, and so does each pod.
 	c.waitRecord("train", "every replica running", runningReplicas("ps-0", "worker-0", "worker-1"))
+	c.waitView("train", "every pod running on "+a.Node(), func(v *operate.View) bool {
+		for _, rep := range v.Replicas {
+			if rep.State != record.StateRunning || rep.Phase != "Running" || rep.Node != a.Node() || rep.Pod != "train-"+rep.Name {
+				return false
+			}
+		}
+		return len(v.Replicas) == 3
+	})
 	r := c.must(c.tfgen(now, "list"), "list")
 	if got := withoutAge(r.stdout); !slices.Contains(got, "train Running 1/0/0 2/0/0") {
 		t.Errorf("list: %q, want a row train Running 1/0/0 2/0/0", got)
-	}
-	v := c.view("train")
-	for _, rep := range v.Replicas {
-		if rep.State != record.StateRunning || rep.Phase != "Running" || rep.Node != a.Node() || rep.Pod != "train-"+rep.Name {
-			t.Errorf("replica %+v: want Running in a Running pod train-%s on %s", rep, rep.Name, a.Node())
-		}
 	}
 	if r := c.tfgen(now, "logs", "train"); r.code != 1 || !strings.HasPrefix(r.stderr, "tfgen: logs of replica worker-0 (pod train-worker-0, container tensorflow): ") {
 		t.Errorf("logs without a kubelet: exit status %d, stderr %q; want 1 and why", r.code, r.stderr)
@@ -112,9 +115,7 @@ func TestNodeAgent(t *testing.T) {
 	c.waitRecord("train", "suspended, nothing running", func(s *record.Status) bool {
 		return s.IsTrue(record.JobSuspended) && s.ReplicaStatuses["Worker"] != nil && s.ReplicaStatuses["Worker"].Active == 0
 	})
-	if v := c.view("train"); v.State != "Suspended" {
-		t.Errorf("state after suspend: %s", v.State)
-	}
+	c.waitView("train", "suspended", func(v *operate.View) bool { return v.State == "Suspended" })
 	c.must(c.tfgen(now, "resume", "train"), "resume")
 	c.waitRecord("train", "running again", func(s *record.Status) bool {
 		return s.IsTrue(record.JobRunning) && runningReplicas("ps-0", "worker-0", "worker-1", "worker-2")(s)
@@ -142,15 +143,20 @@ func TestNodeAgent(t *testing.T) {
 	}
 }
 
-// view returns `tfgen status JOB -o json`.
-func (c *cluster) view(job string) *operate.View {
+// waitView waits until `tfgen status JOB -o json` satisfies cond.
+func (c *cluster) waitView(job, what string, cond func(*operate.View) bool) {
 	c.t.Helper()
-	r := c.must(c.tfgen(time.Now(), "status", job, "-o", "json"), "status")
-	v := &operate.View{}
-	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
-		c.t.Fatal(err)
-	}
-	return v
+	c.poll(job+": "+what, func(ctx context.Context) (bool, string, error) {
+		var out bytes.Buffer
+		if r := c.tfgenTo(ctx, &out, time.Now(), "status", job, "-o", "json"); r.code != 0 {
+			return false, r.stderr, nil
+		}
+		v := &operate.View{}
+		if err := json.Unmarshal(out.Bytes(), v); err != nil {
+			return false, "", err
+		}
+		return cond(v), out.String(), nil
+	})
 }
 
 // waitRecord waits until job's record satisfies cond.
