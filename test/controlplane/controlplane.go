@@ -101,28 +101,45 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	}
 	// Each port is chosen just before its process binds it: a port chosen
 	// early could meanwhile become the local port of some connection.
-	etcdPort, err := cp.startEtcd(ctx, bin)
-	if err != nil {
+	var etcdPort int
+	if err := retryOnPortClash(func() (err error) {
+		etcdPort, err = cp.startEtcd(ctx, bin)
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	if err := cp.startAPIServer(ctx, bin, etcdPort, opts.ExtraAPIServerFlags); err != nil {
+	if err := retryOnPortClash(func() error {
+		return cp.startAPIServer(ctx, bin, etcdPort, opts.ExtraAPIServerFlags)
+	}); err != nil {
 		return nil, err
 	}
 	// The controller-manager and scheduler start side by side.
 	var ready []func() error
-	if opts.ControllerManager {
-		wait, err := cp.startControllerManager(ctx, bin)
+	for _, c := range []struct {
+		want  bool
+		start func(context.Context, string) (func() error, error)
+	}{{opts.ControllerManager, cp.startControllerManager}, {opts.Scheduler, cp.startScheduler}} {
+		if !c.want {
+			continue
+		}
+		wait, err := c.start(ctx, bin)
 		if err != nil {
 			return nil, err
 		}
-		ready = append(ready, wait)
-	}
-	if opts.Scheduler {
-		wait, err := cp.startScheduler(ctx, bin)
-		if err != nil {
-			return nil, err
-		}
-		ready = append(ready, wait)
+		start := c.start
+		ready = append(ready, func() error {
+			err := wait()
+			if !portClash(err) {
+				return err
+			}
+			return retryOnPortClash(func() error {
+				wait, err := start(ctx, bin)
+				if err != nil {
+					return err
+				}
+				return wait()
+			})
+		})
 	}
 	for _, wait := range ready {
 		if err := wait(); err != nil {

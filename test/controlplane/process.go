@@ -166,6 +166,25 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
+// retryOnPortClash runs start up to three times while it fails because a
+// port chosen for its process was taken before the process bound it (by
+// another test package's process, or as the local port of a connection).
+func retryOnPortClash(start func() error) error {
+	var err error
+	for range 3 {
+		if err = start(); !portClash(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// portClash reports whether err is a process's failure to bind its port;
+// failure() includes the process's last lines of output.
+func portClash(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "address already in use")
+}
+
 func freePort() (int, error) {
 	ports, err := freePorts(1)
 	if err != nil {
