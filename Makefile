@@ -12,9 +12,10 @@ export PATH := $(BIN):$(PATH)
 
 all: build
 
-build: ## Build tfgen and the static tfsupervisor into bin/.
+build: ## Build tfgen, kubectl-tfjob and the static tfsupervisor into bin/.
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/tfgen ./cmd/tfgen
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-tfjob ./cmd/kubectl-tfjob
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/tfsupervisor ./cmd/tfsupervisor
 
 tools: ## Install the control plane, etcd and helm into bin/ (pinned, cached).
