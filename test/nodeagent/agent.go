@@ -64,9 +64,10 @@ type Agent struct {
 	ownDir bool
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	pods   map[types.UID]*podRun
-	nextIP int
+	mu      sync.Mutex
+	pods    map[types.UID]*podRun
+	nextIP  int
+	stopped bool // no pod starts any more
 }
 
 // PodCIDR holds the pods' IPs. They are not loopback addresses, which
@@ -189,8 +190,9 @@ func (a *Agent) Logs(ns string) string {
 // Stop kills every process it started (SIGKILL, no grace), stops renewing
 // the Lease and removes its directory if it made it. The Node stays.
 func (a *Agent) Stop() {
-	a.cancel()
 	a.mu.Lock()
+	a.stopped = true
+	a.cancel()
 	runs := make([]*podRun, 0, len(a.pods))
 	for _, r := range a.pods {
 		runs = append(runs, r)
@@ -271,18 +273,19 @@ func (a *Agent) renewLease() {
 
 // sync starts a pod it has not seen, and stops one being deleted.
 func (a *Agent) sync(p *corev1.Pod) {
-	if a.ctx.Err() != nil {
+	a.mu.Lock()
+	if a.stopped {
+		a.mu.Unlock()
 		return
 	}
-	a.mu.Lock()
 	r := a.pods[p.UID]
 	if r == nil {
 		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			a.mu.Unlock()
 			if p.DeletionTimestamp != nil {
 				a.wg.Add(1)
 				go func() { defer a.wg.Done(); a.remove(p) }()
 			}
+			a.mu.Unlock()
 			return
 		}
 		r = newPodRun(a, p)

@@ -63,7 +63,6 @@ func (r *podRun) runOnce(c *ctr) (*corev1.ContainerStateTerminated, waitReason) 
 		return ended(128, "StartError", "no command specified"), waitReason{}
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Args[0] = argv[0]
 	cmd.Env = env
 	cmd.Dir = paths.resolve(c.spec.WorkingDir)
 	if cmd.Dir == c.spec.WorkingDir { // not under a mount: the pod's directory
