@@ -43,6 +43,12 @@ func TestJobSucceeds(t *testing.T) {
 	if diff := cmp.Diff(want, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
+	// The supervisors wrote the record's status.json and scaled the
+	// StatefulSets; everything else is as applied: a GitOps tool sees no
+	// drift but the replicas.
+	if out := r.diff(func(o object) bool { return o["kind"] != "StatefulSet" }); out != "" {
+		t.Errorf("kubectl diff of all but the StatefulSets after the job:\n%s", out)
+	}
 
 	// Applied again, the StatefulSets are back at their replicas, the
 	// pods start, and every supervisor finds the job over and idles.
@@ -52,10 +58,38 @@ func TestJobSucceeds(t *testing.T) {
 	if diff := cmp.Diff(want, r.runs()); diff != "" {
 		t.Errorf("runs per replica after applying again (-want +got):\n%s", diff)
 	}
+	if out := r.diff(func(object) bool { return true }); out != "" {
+		t.Errorf("kubectl diff after applying again:\n%s", out)
+	}
 	again := r.status()
 	if !again.IsTrue(record.JobSucceeded) || again.CompletionTime == nil || !again.CompletionTime.Equal(*s.CompletionTime) {
 		t.Errorf("status after applying again: %s; want it Succeeded at %v as before", r.statusJSON(), s.CompletionTime)
 	}
+}
+
+// diff runs kubectl diff on the job's objects that keep says to, and
+// returns what differs from the cluster ("" if nothing does).
+func (r *run) diff(keep func(object) bool) string {
+	r.t.Helper()
+	objs, _, err := decodeObjects(r.manifests)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var kept []object
+	for _, o := range objs {
+		if keep(o) {
+			kept = append(kept, o)
+		}
+	}
+	data, err := json.Marshal(object{"apiVersion": "v1", "kind": "List", "items": kept})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	res := kubectl(r.c.cp.Kubeconfig(), data, "diff", "-n", r.ns, "-f", "-")
+	if res.err != nil && res.stdout == "" {
+		r.t.Fatalf("kubectl diff: %v\n%s", res.err, res.stderr)
+	}
+	return res.stdout
 }
 
 // waitIdle waits until the job's pods are names, each with its
