@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +59,27 @@ func TestJobSucceeds(t *testing.T) {
 	r.waitIdle("mnist-chief-0", "mnist-ps-0", "mnist-worker-0", "mnist-worker-1")
 	if diff := cmp.Diff(want, r.runs()); diff != "" {
 		t.Errorf("runs per replica after applying again (-want +got):\n%s", diff)
+	}
+	reasons := r.eventReasons()
+	for _, reason := range []string{"ReplicaExited", "JobSucceeded", "Teardown", "ReplicaIdle"} {
+		if !slices.Contains(reasons, reason) {
+			t.Errorf("events %v: no %s", reasons, reason)
+		}
+	}
+	// The supervisors label their pods as Kubeflow's operator does.
+	pods, err := r.pods(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods {
+		_, index, _ := strings.Cut(strings.TrimPrefix(p.Name, "mnist-"), "-")
+		wantRole := map[bool]string{true: "master", false: ""}[strings.HasPrefix(p.Name, "mnist-chief-")]
+		if got := p.Labels["training.kubeflow.org/replica-index"]; got != index {
+			t.Errorf("pod %s: replica-index label %q, want %q", p.Name, got, index)
+		}
+		if got := p.Labels["training.kubeflow.org/job-role"]; got != wantRole {
+			t.Errorf("pod %s: job-role label %q, want %q", p.Name, got, wantRole)
+		}
 	}
 	if out := r.diff(func(object) bool { return true }); out != "" {
 		t.Errorf("kubectl diff after applying again:\n%s", out)

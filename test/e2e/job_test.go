@@ -248,6 +248,24 @@ func (r *run) waitPods(names ...string) {
 	})
 }
 
+// eventReasons lists the reasons of the job namespace's events.k8s.io
+// Events, sorted.
+func (r *run) eventReasons() []string {
+	r.t.Helper()
+	list, err := r.c.cp.Client().EventsV1().Events(r.ns).List(r.t.Context(), metav1.ListOptions{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.ReportingController == "tfgen.io/tfsupervisor" {
+			out = append(out, e.Reason)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // report is one line of the workload's reports (test/workload.Report).
 type report struct {
 	Pod      string   `json:"pod"`
