@@ -17,19 +17,20 @@ import (
 
 // TestJobSucceeds: the whole flow. The StatefulSet controller makes the
 // pods, the node agent runs tfgen-install and the supervisors wrapping
-// the workload; the workers finish, the chief (after seeing every other
-// replica run) exits 0, the record says Succeeded, every StatefulSet goes
+// the workload; the workers finish, the parameter server and evaluator
+// serve, the chief (after seeing every other replica run) exits 0, the record says Succeeded, every StatefulSet goes
 // to 0 (cleanPodPolicy All) and the pods go. Then the same manifests are
 // applied again: the pods come back, but nothing trains again.
 func TestJobSucceeds(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
 	r := c.startJob(t, jobSpec{name: "mnist", runPolicy: object{"cleanPodPolicy": "All"},
-		exits: []string{"ps=block"},
+		exits: []string{"ps=block", "evaluator=block"},
 		replicas: []replica{
-			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0,worker-1,ps-0"}},
+			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0,worker-1,ps-0,evaluator-0"}},
 			{kind: "PS", n: 1, policy: "Always"},
 			{kind: "Worker", n: 2, policy: "OnFailure"},
+			{kind: "Evaluator", n: 1, policy: "Never"},
 		}}, nil)
 	s := r.waitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
@@ -38,10 +39,10 @@ func TestJobSucceeds(t *testing.T) {
 	if e := s.Lookup("chief", 0); e == nil || e.State != record.StateSucceeded || e.LastExitCode == nil || *e.LastExitCode != 0 {
 		t.Errorf("chief-0 in the record: %+v, want Succeeded with exit code 0", e)
 	}
-	r.waitReplicas(map[string]int32{"chief": 0, "ps": 0, "worker": 0})
+	r.waitReplicas(map[string]int32{"chief": 0, "evaluator": 0, "ps": 0, "worker": 0})
 	r.waitPods()
 	t.Logf("pods gone after %v", time.Since(r.began).Round(time.Millisecond))
-	want := map[string]int{"chief-0": 1, "ps-0": 1, "worker-0": 1, "worker-1": 1}
+	want := map[string]int{"chief-0": 1, "evaluator-0": 1, "ps-0": 1, "worker-0": 1, "worker-1": 1}
 	if diff := cmp.Diff(want, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
@@ -55,8 +56,8 @@ func TestJobSucceeds(t *testing.T) {
 	// Applied again, the StatefulSets are back at their replicas, the
 	// pods start, and every supervisor finds the job over and idles.
 	r.apply()
-	r.waitReplicas(map[string]int32{"chief": 1, "ps": 1, "worker": 2})
-	r.waitIdle("mnist-chief-0", "mnist-ps-0", "mnist-worker-0", "mnist-worker-1")
+	r.waitReplicas(map[string]int32{"chief": 1, "evaluator": 1, "ps": 1, "worker": 2})
+	r.waitIdle("mnist-chief-0", "mnist-evaluator-0", "mnist-ps-0", "mnist-worker-0", "mnist-worker-1")
 	if diff := cmp.Diff(want, r.runs()); diff != "" {
 		t.Errorf("runs per replica after applying again (-want +got):\n%s", diff)
 	}
@@ -178,11 +179,13 @@ func TestChiefFailsPermanently(t *testing.T) {
 
 // TestRetriesUntilBackoffLimit: the chief is killed (137, retryable under
 // ExitCode) on every run; the supervisor restarts it until the job's
-// backoffLimit of 2 is spent, then the job fails.
+// backoffLimit of 2 is spent, then the job fails. The worker stops at once
+// (cleanPodPolicy Running), the failed chief's pod when the job's TTL
+// after finishing has passed.
 func TestRetriesUntilBackoffLimit(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "retry", runPolicy: object{"backoffLimit": 2}, exits: []string{"chief=137", "worker=block"},
+	r := c.startJob(t, jobSpec{name: "retry", runPolicy: object{"backoffLimit": 2, "ttlSecondsAfterFinished": 2}, exits: []string{"chief=137", "worker=block"},
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
 			{kind: "Worker", n: 1, policy: "OnFailure"},
@@ -195,7 +198,11 @@ func TestRetriesUntilBackoffLimit(t *testing.T) {
 	if s.Restarts != 2 || e == nil || e.Restarts != 2 || e.LastExitCode == nil || *e.LastExitCode != 137 {
 		t.Errorf("restarts %d, chief-0 %+v: want 2 restarts and exit code 137", s.Restarts, e)
 	}
-	r.waitReplicas(map[string]int32{"chief": 1, "worker": 0})
+	r.waitReplicas(map[string]int32{"chief": 0, "worker": 0})
+	r.waitPods()
+	if reasons := r.eventReasons(); !slices.Contains(reasons, "TTLExpired") {
+		t.Errorf("events %v: no TTLExpired", reasons)
+	}
 	if diff := cmp.Diff(map[string]int{"chief-0": 3, "worker-0": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
