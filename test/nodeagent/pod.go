@@ -82,16 +82,13 @@ func (r *podRun) update(p *corev1.Pod) {
 
 // terminate stops the pod: SIGTERM to each container's main process now,
 // SIGKILL to all its processes after grace. A later call may shorten the
-// grace period, never lengthen it.
+// grace period (the earliest end wins), never lengthen it.
 func (r *podRun) terminate(grace time.Duration) {
-	r.stopOnce.Do(func() {
-		close(r.stopping)
-		if grace > 0 {
-			time.AfterFunc(grace, r.kill)
-		}
-	})
+	r.stopOnce.Do(func() { close(r.stopping) })
 	if grace <= 0 {
 		r.kill()
+	} else {
+		time.AfterFunc(grace, r.kill)
 	}
 }
 
