@@ -248,7 +248,7 @@ func TestDeadline(t *testing.T) {
 	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Chief: sh(1, job.RestartOnFailure, "exec sleep 600")})
 	j.RunPolicy.ActiveDeadlineSeconds = ptr(int64(3600))
 	s, out := run(t, context.Background(), j, PlanOptions{}, Options{Clock: &deadlineClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), deadline: time.Hour}})
-	checkTable(t, s, out, "chief-0 143 0 Failed")
+	checkTable(t, s, out, "chief-0 143 0 Stopped")
 	want := "job demo failed (DeadlineExceeded): the job ran past its active deadline of 1h0m0s"
 	if err := s.Err(); err == nil || err.Error() != want {
 		t.Errorf("Err() = %v, want %s", err, want)

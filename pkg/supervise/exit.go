@@ -54,6 +54,9 @@ func (r *replica) exited(ctx context.Context, ex Exit, id string) outcome {
 			}
 		case late:
 			fail(ReasonDeadlineExceeded, fmt.Sprintf("the job ran past its active deadline of %v", cfg.ActiveDeadline))
+			// Cut short by the deadline rather than failed by itself: clean
+			// pod policy Running stops its type like any running replica's.
+			e.State = record.StateStopped
 		case wantRestart && cfg.Policy.MaxRestarts != nil && e.Restarts >= *cfg.Policy.MaxRestarts && ex.Code != 0:
 			fail(ReasonReplicaFailed, fmt.Sprintf("replica %s exited with code %d and has used its %d restarts (%s)",
 				self, ex.Code, *cfg.Policy.MaxRestarts, ReasonMaxRestartsExceeded))
