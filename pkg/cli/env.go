@@ -83,15 +83,7 @@ func newEnvCmd(s Streams) *cobra.Command {
 
 // Run prints the environment.
 func (o *envOptions) Run(s Streams) error {
-	l, err := load(&o.input, s.In)
-	if err != nil {
-		return err
-	}
-	printLines(s, "warning: ", l.warnings)
-	if err := l.problems.err(); err != nil {
-		return err
-	}
-	j, err := l.one(o.Job)
+	j, err := loadOne(&o.input, s, o.Job)
 	if err != nil {
 		return err
 	}

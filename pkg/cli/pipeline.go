@@ -131,6 +131,21 @@ func namespace(j *job.Job, ns string) field.ErrorList {
 }
 
 // one returns the job named name, or the only job, for commands that take one.
+// loadOne loads o's paths as load does, prints the warnings, and returns
+// the one job the command works on (named by name when the input holds
+// several), or every problem found.
+func loadOne(o *inputOptions, s Streams, name string) (*job.Job, error) {
+	l, err := load(o, s.In)
+	if err != nil {
+		return nil, err
+	}
+	printLines(s, "warning: ", l.warnings)
+	if err := l.problems.err(); err != nil {
+		return nil, err
+	}
+	return l.one(name)
+}
+
 func (l *loaded) one(name string) (*job.Job, error) {
 	jobs := l.jobs()
 	if name == "" {

@@ -130,15 +130,7 @@ func newRunCmd(s Streams) *cobra.Command {
 
 // Run runs the job; sigs are the interrupts tfgen receives.
 func (o *runOptions) Run(ctx context.Context, s Streams, sigs <-chan os.Signal) error {
-	l, err := load(&o.input, s.In)
-	if err != nil {
-		return err
-	}
-	printLines(s, "warning: ", l.warnings)
-	if err := l.problems.err(); err != nil {
-		return err
-	}
-	j, err := l.one(o.Job)
+	j, err := loadOne(&o.input, s, o.Job)
 	if err != nil {
 		return err
 	}

@@ -66,15 +66,7 @@ func (o *valuesOptions) Run(s Streams) error {
 	if err != nil {
 		return err
 	}
-	l, err := load(&o.input, s.In)
-	if err != nil {
-		return err
-	}
-	printLines(s, "warning: ", l.warnings)
-	if err := l.problems.err(); err != nil {
-		return err
-	}
-	j, err := l.one(o.Job)
+	j, err := loadOne(&o.input, s, o.Job)
 	if err != nil {
 		return err
 	}
