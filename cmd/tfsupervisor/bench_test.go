@@ -117,12 +117,17 @@ func BenchmarkRestart(b *testing.B) {
 	var gaps []time.Duration
 	for b.Loop() {
 		os.Remove(file)
-		cmd := supervisor([]string{"STAMP_FILE=" + file}, "run", "--restart-policy", "Always",
+		// Each run fails (exit 1) and OnFailure restarts it; the last one,
+		// past --max-restarts, is the supervisor's exit.
+		cmd := supervisor([]string{"STAMP_FILE=" + file, "STAMP_EXIT=1"}, "run", "--restart-policy", "OnFailure",
 			"--max-restarts", strconv.Itoa(cycles-1), "--restart-backoff", "0s", "--", stamp)
-		if err := cmd.Run(); err != nil {
-			b.Fatal(err)
+		if err := cmd.Run(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 {
+			b.Fatalf("want exit 1 after the last restart: %v", err)
 		}
 		s := stamps(b, file)
+		if len(s) != cycles {
+			b.Fatalf("%d runs, want %d", len(s), cycles)
+		}
 		for i := 1; i < len(s); i++ {
 			gaps = append(gaps, time.Duration(s[i][0]-s[i-1][1]))
 		}

@@ -113,10 +113,12 @@ func BenchmarkRestartWithAPI(b *testing.B) {
 		j := newJob(b, "worker:1:2222", map[string]int32{"worker": 1})
 		j.pod("j-worker-0")
 		file := filepath.Join(b.TempDir(), "stamps")
-		cmd := j.supervisor("j-worker-0", j.cp.Kubeconfig(), "run", "--restart-policy", "Always", "--max-restarts", strconv.Itoa(cycles-1), "--", stamp)
-		cmd.Env = append(cmd.Env, "STAMP_FILE="+file)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%v\n%s", err, out)
+		// Each run fails (exit 1) and OnFailure restarts it; the last one,
+		// past --max-restarts, fails the job and is the supervisor's exit.
+		cmd := j.supervisor("j-worker-0", j.cp.Kubeconfig(), "run", "--restart-policy", "OnFailure", "--max-restarts", strconv.Itoa(cycles-1), "--", stamp)
+		cmd.Env = append(cmd.Env, "STAMP_FILE="+file, "STAMP_EXIT=1")
+		if out, err := cmd.CombinedOutput(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 {
+			b.Fatalf("want exit 1 after the last restart: %v\n%s", err, out)
 		}
 		if s := j.status(); s.Restarts != cycles-1 {
 			b.Fatalf("restarts %d", s.Restarts)
