@@ -92,7 +92,7 @@ func TestTerminationMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"exitCode":0,"reason":"Completed","restarts":2}` + "\n"; string(b) != want {
+	if want := `{"exitCode":0,"state":"Succeeded","reason":"Completed","restarts":2}` + "\n"; string(b) != want {
 		t.Errorf("termination message %q, want %q", b, want)
 	}
 }

@@ -32,17 +32,14 @@ func ptr[T any](v T) *T { return &v }
 // write their records.
 func printerJobs(t0 time.Time) []*operate.Job {
 	spec := &job.Job{TFReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{"PS": {}, "Worker": {Replicas: ptr[int32](2)}}}
-	run := &record.Status{}
+	run := &record.Status{Restarts: 2}
 	run.Start(t0)
-	run.Replica("ps", 0)
-	run.Replica("worker", 0).Restarts = 2
-	run.Replica("worker", 0).LastExitCode = ptr[int32](137)
-	run.SetCondition(record.JobRunning, "JobRunning", "replica worker-0 is running", t0)
-	run.Recount()
+	run.SetCondition(record.JobRunning, "JobRunning", "TFJob mnist is running.", t0)
+	run.ReplicaStatuses = map[string]*record.ReplicaStatus{"PS": {Active: 1}, "Worker": {Active: 1}}
 	done := run.DeepCopy()
-	done.Replica("worker", 0).State = record.StateSucceeded
+	done.AddSucceeded("worker", 0)
 	done.Finish(true, "JobSucceeded", "replica worker-0 succeeded", t0.Add(90*time.Minute))
-	done.Recount()
+	done.ReplicaStatuses = map[string]*record.ReplicaStatus{"PS": {Succeeded: 1}, "Worker": {Succeeded: 1}}
 	mx := &job.Job{MXReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{"Scheduler": {}, "Server": {}, "Worker": {}}}
 	return []*operate.Job{
 		{Namespace: "a", Name: "mnist", Created: t0, Spec: spec, Status: run},
@@ -62,9 +59,13 @@ func TestPrinters(t *testing.T) {
 	golden.Assert(t, "../../testdata/operate/list-all.txt", b.Bytes())
 
 	for _, j := range []*operate.Job{jobs[0], jobs[2]} {
+		w0 := record.StateRunning
+		if j.Status.HasSucceeded("worker", 0) {
+			w0 = record.StateSucceeded
+		}
 		v := &operate.View{Name: j.Name, Namespace: j.Namespace, State: j.State(), Status: *j.Status, Replicas: []operate.Replica{
 			{Name: "ps-0", Type: "ps", State: record.StateRunning, Reason: "Started", Pod: j.Name + "-ps-0", Phase: "Running", Node: "n1"},
-			{Name: "worker-0", Type: "worker", State: j.Status.Replicas["worker-0"].State, Restarts: 2, LastExitCode: ptr[int32](137),
+			{Name: "worker-0", Type: "worker", State: w0, Restarts: 2, LastExitCode: ptr[int32](137),
 				Pod: j.Name + "-worker-0", Phase: "Running", Node: "n2"},
 			{Name: "worker-1", Type: "worker", Index: 1, Reason: "ErrImagePull", Pod: j.Name + "-worker-1", Phase: "Pending"},
 		}}

@@ -132,8 +132,18 @@ func IsPermanent(err error) bool {
 	return false
 }
 
+// requestAccept sends a GET-like request with an Accept header of its
+// own; a non-2xx answer is an *APIError.
+func (c *Client) requestAccept(ctx context.Context, method, path string, query url.Values, accept string) (*http.Response, error) {
+	return c.send(ctx, method, path, query, "", nil, accept)
+}
+
 // request sends one request; a non-2xx answer is an *APIError.
 func (c *Client) request(ctx context.Context, method, path string, query url.Values, contentType string, body []byte) (*http.Response, error) {
+	return c.send(ctx, method, path, query, contentType, body, ContentJSON)
+}
+
+func (c *Client) send(ctx context.Context, method, path string, query url.Values, contentType string, body []byte, accept string) (*http.Response, error) {
 	u := c.host + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
@@ -142,7 +152,7 @@ func (c *Client) request(ctx context.Context, method, path string, query url.Val
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", ContentJSON)
+	req.Header.Set("Accept", accept)
 	req.Header.Set("User-Agent", UserAgent)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)

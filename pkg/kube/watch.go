@@ -16,50 +16,165 @@ import (
 // then watches again from the last resourceVersion seen.
 const watchTimeout = 5 * time.Minute
 
+// Watch event types.
+const (
+	Added    = "ADDED"
+	Modified = "MODIFIED"
+	Deleted  = "DELETED"
+	// Synced is no API event: it carries every object of a fresh list.
+	Synced = "SYNCED"
+)
+
+// metaObject is an object whose metadata a watch reads.
+type metaObject interface {
+	meta() *ObjectMeta
+}
+
+func (m *ObjectMeta) meta() *ObjectMeta { return m }
+
 // WatchPod follows pod ns/name: it sends the pod as first read, then every
 // version the API reports, until ctx is done, when it closes the channel.
 // Errors (API unreachable, watch expired) are passed to logf and followed
 // by a fresh read after a capped backoff, so a caller only ever sees pods.
 func (c *Client) WatchPod(ctx context.Context, ns, name string, logf func(string, ...any)) <-chan *Pod {
-	out := make(chan *Pod, 16)
+	return watchNamed(ctx, c, ns, "pods", name, logf, func() *Pod { return &Pod{} })
+}
+
+// WatchConfigMap follows ConfigMap ns/name as WatchPod follows a pod. A
+// ConfigMap that does not exist (yet) is retried like an error.
+func (c *Client) WatchConfigMap(ctx context.Context, ns, name string, logf func(string, ...any)) <-chan *ConfigMap {
+	return watchNamed(ctx, c, ns, "configmaps", name, logf, func() *ConfigMap { return &ConfigMap{} })
+}
+
+// watchNamed follows one object of a core resource by name.
+func watchNamed[T metaObject](ctx context.Context, c *Client, ns, resource, name string, logf func(string, ...any), fresh func() T) <-chan T {
+	out := make(chan T, 16)
 	go func() {
 		defer close(out)
-		delay := 100 * time.Millisecond
-		for ctx.Err() == nil {
-			err := c.watchPodOnce(ctx, ns, name, out)
-			if ctx.Err() != nil {
-				return
+		retrying(ctx, logf, "watch "+resource+" "+ns+"/"+name, func() error {
+			obj := fresh()
+			if err := c.do(ctx, "get "+resource+" "+ns+"/"+name, http.MethodGet, corePath(ns, resource, name), "", nil, obj); err != nil {
+				return err
 			}
-			logf("watch pod %s/%s: %v; again in %v", ns, name, err, delay)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(delay):
+			if !send(ctx, out, obj) {
+				return ctx.Err()
 			}
-			delay = min(2*delay, 5*time.Second)
-		}
+			q := url.Values{"fieldSelector": {"metadata.name=" + name}}
+			return c.watchFrom(ctx, corePath(ns, resource), q, ContentJSON, obj.meta().ResourceVersion, func(typ string, raw json.RawMessage) error {
+				if typ != Added && typ != Modified {
+					return nil
+				}
+				obj := fresh()
+				if err := json.Unmarshal(raw, obj); err != nil {
+					return fmt.Errorf("watch event: %w", err)
+				}
+				if !send(ctx, out, obj) {
+					return ctx.Err()
+				}
+				return nil
+			})
+		})
 	}()
 	return out
 }
 
-// watchPodOnce reads the pod, then watches it until an error.
-func (c *Client) watchPodOnce(ctx context.Context, ns, name string, out chan<- *Pod) error {
-	p, err := c.GetPod(ctx, ns, name)
-	if err != nil {
-		return err
+// PodEvent is one change of the pods a WatchPodMetadata follows.
+type PodEvent struct {
+	// Type is Added, Modified, Deleted, or Synced after each (re)list.
+	Type string
+	// Pod added, modified or deleted (metadata only).
+	Pod *Pod
+	// Pods, with Synced: every pod of the list, replacing what came before.
+	Pods []*Pod
+}
+
+// Accept headers of metadata-only reads (what client-go's metadata
+// informers ask for): the server sends PartialObjectMetadata, without spec
+// or status.
+const (
+	acceptMetadataList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+	acceptMetadata     = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+)
+
+// WatchPodMetadata follows the metadata of the pods of ns that match
+// labelSelector: a Synced event with every pod first and again after each
+// re-list (an expired watch, an error), then each change, until ctx is
+// done, when it closes the channel. Errors are passed to logf and retried.
+func (c *Client) WatchPodMetadata(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan PodEvent {
+	out := make(chan PodEvent, 64)
+	go func() {
+		defer close(out)
+		retrying(ctx, logf, "watch pods "+ns+" "+labelSelector, func() error {
+			q := url.Values{"labelSelector": {labelSelector}}
+			resp, err := c.requestAccept(ctx, http.MethodGet, corePath(ns, "pods"), q, acceptMetadataList)
+			if err != nil {
+				return fmt.Errorf("list pods: %w", err)
+			}
+			var list struct {
+				Metadata ObjectMeta `json:"metadata"`
+				Items    []*Pod     `json:"items"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&list)
+			resp.Body.Close()
+			if err != nil {
+				return fmt.Errorf("list pods: decode the answer: %w", err)
+			}
+			if !send(ctx, out, PodEvent{Type: Synced, Pods: list.Items}) {
+				return ctx.Err()
+			}
+			return c.watchFrom(ctx, corePath(ns, "pods"), q, acceptMetadata, list.Metadata.ResourceVersion, func(typ string, raw json.RawMessage) error {
+				if typ != Added && typ != Modified && typ != Deleted {
+					return nil
+				}
+				p := &Pod{}
+				if err := json.Unmarshal(raw, p); err != nil {
+					return fmt.Errorf("watch event: %w", err)
+				}
+				if !send(ctx, out, PodEvent{Type: typ, Pod: p}) {
+					return ctx.Err()
+				}
+				return nil
+			})
+		})
+	}()
+	return out
+}
+
+// retrying runs attempt until ctx is done, logging each error and waiting
+// a capped, doubling delay before the next attempt.
+func retrying(ctx context.Context, logf func(string, ...any), what string, attempt func() error) {
+	delay := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		err := attempt()
+		if ctx.Err() != nil {
+			return
+		}
+		logf("%s: %v; again in %v", what, err, delay)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 5*time.Second)
 	}
-	if !send(ctx, out, p) {
-		return ctx.Err()
-	}
-	rv := p.ResourceVersion
+}
+
+// watchFrom watches path (with query q) from resourceVersion rv, passing
+// each event but bookmarks to handle, until an error; a watch that ends
+// cleanly (the server's timeout) is started again from the last
+// resourceVersion seen.
+func (c *Client) watchFrom(ctx context.Context, path string, q url.Values, accept, rv string, handle func(typ string, raw json.RawMessage) error) error {
 	for {
-		q := url.Values{"watch": {"true"}, "fieldSelector": {"metadata.name=" + name}, "resourceVersion": {rv},
-			"allowWatchBookmarks": {"true"}, "timeoutSeconds": {strconv.Itoa(int(watchTimeout.Seconds()))}}
-		resp, err := c.request(ctx, http.MethodGet, corePath(ns, "pods"), q, "", nil)
+		wq := url.Values{"watch": {"true"}, "resourceVersion": {rv}, "allowWatchBookmarks": {"true"},
+			"timeoutSeconds": {strconv.Itoa(int(watchTimeout.Seconds()))}}
+		for k, v := range q {
+			wq[k] = v
+		}
+		resp, err := c.requestAccept(ctx, http.MethodGet, path, wq, accept)
 		if err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
-		rv, err = readWatch(ctx, resp.Body, rv, out)
+		rv, err = readWatch(resp.Body, rv, handle)
 		resp.Body.Close()
 		if err != nil {
 			return err
@@ -72,9 +187,9 @@ type rawEvent struct {
 	Object json.RawMessage `json:"object"`
 }
 
-// readWatch passes the stream's pods to out and returns the last
+// readWatch passes the stream's events to handle and returns the last
 // resourceVersion seen; a clean end of stream is no error.
-func readWatch(ctx context.Context, body io.Reader, rv string, out chan<- *Pod) (string, error) {
+func readWatch(body io.Reader, rv string, handle func(typ string, raw json.RawMessage) error) (string, error) {
 	dec := json.NewDecoder(body)
 	for {
 		var ev rawEvent
@@ -91,22 +206,24 @@ func readWatch(ctx context.Context, body io.Reader, rv string, out chan<- *Pod) 
 			_ = json.Unmarshal(ev.Object, &st)
 			return rv, fmt.Errorf("watch: %s (%d)", st.Message, st.Code)
 		}
-		p := &Pod{}
-		if err := json.Unmarshal(ev.Object, p); err != nil {
-			return rv, fmt.Errorf("watch event: %w", err)
+		var m struct {
+			Metadata ObjectMeta `json:"metadata"`
 		}
-		rv = p.ResourceVersion
-		if ev.Type == "ADDED" || ev.Type == "MODIFIED" {
-			if !send(ctx, out, p) {
-				return rv, ctx.Err()
-			}
+		if err := json.Unmarshal(ev.Object, &m); err == nil && m.Metadata.ResourceVersion != "" {
+			rv = m.Metadata.ResourceVersion
+		}
+		if ev.Type == "BOOKMARK" {
+			continue
+		}
+		if err := handle(ev.Type, ev.Object); err != nil {
+			return rv, err
 		}
 	}
 }
 
-func send(ctx context.Context, out chan<- *Pod, p *Pod) bool {
+func send[T any](ctx context.Context, out chan<- T, v T) bool {
 	select {
-	case out <- p:
+	case out <- v:
 		return true
 	case <-ctx.Done():
 		return false

@@ -1,10 +1,11 @@
 // Package localrun runs a training job on this machine (`tfgen run`):
 // every replica as a local process running its training container's
 // command and args (the image is not used), each under a
-// supervise.Supervisor, the code tfsupervisor runs in a pod. The
-// supervisors share one in-memory record and a teardown.Local, so restart
-// policies, exit-code rules, backoff, limits, the deadline, the success
-// policy and the clean-pod policy behave as on a cluster.
+// supervise.Supervisor, the code tfsupervisor runs in a pod, beside the
+// job's supervise.Keeper. They share an in-memory record and a board of the
+// replicas' records (where a cluster has the pods), so restart policies,
+// exit-code rules, backoff, limits, the deadline, the success policy and
+// the clean-pod policy behave as on a cluster.
 //
 // NewPlan turns a job into replicas: each gets a free port on localhost,
 // TF_CONFIG (or MX_CONFIG and DMLC_*) in the shape a pod gets, with those

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
 )
 
@@ -119,7 +120,7 @@ func (p *printer) logf(i int) func(string, ...any) {
 }
 
 // reporter shows replica i's supervision reports: each exit with what
-// follows it, each restart, and the job's end.
+// follows it, and each restart.
 type reporter struct {
 	p *printer
 	i int
@@ -130,20 +131,20 @@ var _ supervise.Reporter = reporter{}
 // Report implements supervise.Reporter.
 func (r reporter) Report(rep supervise.Report) {
 	p, rp := r.p, &r.p.plan.Replicas[r.i]
-	if rep.Reason == "Restarted" {
+	if rep.State == record.StateRunning && rep.Reason == "Restarted" {
 		p.note(r.i, "", "started again (restart %d)", rep.Restarts)
 	}
 	for _, e := range rep.Events {
 		switch e.Reason {
 		case supervise.ReasonReplicaExited:
-			what := strings.ToLower(rep.State)
+			what := strings.ToLower(string(rep.State))
 			switch rep.State {
-			case "Restarting":
-				what = "restarting (restart " + strconv.Itoa(int(rep.Restarts)) + ")"
-			case "Failed":
+			case record.StateRestarting:
+				what = "restarting (restart " + strconv.Itoa(int(rep.Restarts)+1) + ")"
+			case record.StateFailed:
 				what = "failed (" + rep.Reason + ")"
-			case "Stopped":
-				what = "stopped (the job had ended)"
+			case record.StateStopped:
+				what = "stopped" + stopWhy[rep.Reason]
 			}
 			style := green
 			if e.Type != "Normal" {
@@ -151,11 +152,35 @@ func (r reporter) Report(rep supervise.Report) {
 			}
 			p.note(r.i, style, "%s: %s", strings.TrimPrefix(e.Note, "replica "+rp.Ref.String()+" "), what)
 		case supervise.ReasonReplicaStopped:
-			code := -1
-			if rep.ExitCode != nil {
-				code = int(*rep.ExitCode)
+			if rep.Events[0].Reason != supervise.ReasonReplicaExited { // an exit's line says it already
+				p.note(r.i, "", "%s", strings.TrimPrefix(e.Note, "replica "+rp.Ref.String()+" "))
 			}
-			p.note(r.i, "", "stopped (exit code %d)", code)
+		}
+	}
+}
+
+// Flush implements supervise.Reporter: lines are written as reported.
+func (reporter) Flush(context.Context) error { return nil }
+
+// stopWhy says why a replica was stopped, by its reason.
+var stopWhy = map[string]string{
+	supervise.ReasonJobEnded:   " (the job had ended)",
+	supervise.ReasonSuspended:  " (the job is suspended)",
+	supervise.ReasonTerminated: "",
+}
+
+// jobReporter shows the keeper's reports: the job's end.
+type jobReporter struct {
+	p *printer
+}
+
+var _ supervise.Reporter = jobReporter{}
+
+// Report implements supervise.Reporter.
+func (r jobReporter) Report(rep supervise.Report) {
+	p := r.p
+	for _, e := range rep.Events {
+		switch e.Reason {
 		case supervise.ReasonJobSucceeded:
 			p.jobLine(bold+green, "job %s succeeded: %s", p.job, strings.TrimPrefix(e.Note, "the job succeeded: "))
 			r.leftRunning()
@@ -168,14 +193,14 @@ func (r reporter) Report(rep supervise.Report) {
 
 // leftRunning says, when the clean-pod policy stops nothing, that what
 // still runs keeps running, as in a cluster.
-func (r reporter) leftRunning() {
-	if r.p.plan.Replicas[r.i].Config.CleanPodPolicy == supervise.CleanNone {
+func (r jobReporter) leftRunning() {
+	if r.p.plan.Replicas[0].Config.CleanPodPolicy == supervise.CleanNone {
 		r.p.jobLine(bold, "cleanPodPolicy None: replicas still running are left running, as in a cluster; Ctrl-C stops them")
 	}
 }
 
 // Flush implements supervise.Reporter: lines are written as reported.
-func (reporter) Flush(context.Context) error { return nil }
+func (jobReporter) Flush(context.Context) error { return nil }
 
 // quoteArgs shows a command on one line, shortened: each argument up to
 // its first line break, quoted when it holds blanks or shell syntax.

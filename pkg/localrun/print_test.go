@@ -41,13 +41,16 @@ func TestColor(t *testing.T) {
 	pr := newPrinter(&b, true, plan("chief-0", "worker-1"))
 	pr.write(1, []byte("hello\n"))
 	code := int32(1)
-	reporter{pr, 0}.Report(supervise.Report{State: "Failed", ExitCode: &code, Reason: supervise.ReasonReplicaFailed, Events: []supervise.Event{
+	reporter{pr, 0}.Report(supervise.Report{Replica: record.Replica{State: record.StateFailed, LastExitCode: &code, Reason: "Error"}, Events: []supervise.Event{
 		{Type: "Warning", Reason: supervise.ReasonReplicaExited, Note: "replica chief-0 exited with code 1 (Error)"},
-		{Type: "Warning", Reason: supervise.ReasonJobFailed, Note: "replica chief-0 exited with code 1, which its restart policy Never does not retry"},
+		{Type: "Warning", Reason: supervise.ReasonReplicaFailed, Note: "replica chief-0 exited with code 1, which its restart policy Never does not retry"},
+	}})
+	jobReporter{pr}.Report(supervise.Report{Events: []supervise.Event{
+		{Type: "Warning", Reason: supervise.ReasonJobFailed, Note: "replica chief-0 failed with exit code 1 (Error)"},
 	}})
 	want := "\x1b[33m[worker-1] \x1b[0mhello\n" +
-		"\x1b[36m[chief-0] \x1b[0m\x1b[31mtfgen: exited with code 1 (Error): failed (ReplicaFailed)\x1b[0m\n" +
-		"\x1b[1m\x1b[31mtfgen: job demo failed: replica chief-0 exited with code 1, which its restart policy Never does not retry\x1b[0m\n"
+		"\x1b[36m[chief-0] \x1b[0m\x1b[31mtfgen: exited with code 1 (Error): failed (Error)\x1b[0m\n" +
+		"\x1b[1m\x1b[31mtfgen: job demo failed: replica chief-0 failed with exit code 1 (Error)\x1b[0m\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
 	}
@@ -60,26 +63,33 @@ func TestReports(t *testing.T) {
 	p.Replicas[0].Config.CleanPodPolicy = supervise.CleanNone
 	r := reporter{newPrinter(&b, false, p), 0}
 	c137, c0, c143 := int32(137), int32(0), int32(143)
+	rec := func(st record.State, restarts int32, code *int32, reason string) record.Replica {
+		return record.Replica{State: st, Restarts: restarts, LastExitCode: code, Reason: reason}
+	}
 	r.p.starting(0)
-	r.Report(supervise.Report{State: "Running", Reason: "Started"})
-	r.Report(supervise.Report{State: "Restarting", Restarts: 1, ExitCode: &c137, Reason: supervise.ReasonReplicaRestarting, Events: []supervise.Event{
+	r.Report(supervise.Report{Replica: rec(record.StateRunning, 0, nil, "Started")})
+	r.Report(supervise.Report{Replica: rec(record.StateRestarting, 0, &c137, "Signaled"), Events: []supervise.Event{
 		{Type: "Warning", Reason: supervise.ReasonReplicaExited, Note: "replica worker-0 exited with code 137 (Signaled)"},
 		{Type: "Normal", Reason: supervise.ReasonReplicaRestarting, Note: "replica worker-0 restarts after exit code 137 (restart 1)"}}})
-	r.Report(supervise.Report{State: "Running", Restarts: 1, ExitCode: &c137, Reason: "Restarted"})
-	r.Report(supervise.Report{State: "Succeeded", Restarts: 1, ExitCode: &c0, Reason: "Completed", Events: []supervise.Event{
-		{Type: "Normal", Reason: supervise.ReasonReplicaExited, Note: "replica worker-0 exited with code 0 (Completed)"},
-		{Type: "Normal", Reason: supervise.ReasonJobSucceeded, Note: "the job succeeded: replica worker-0 succeeded"}}})
-	r.Report(supervise.Report{State: "Stopped", ExitCode: &c143, Reason: "Terminated", Events: []supervise.Event{
-		{Type: "Normal", Reason: supervise.ReasonReplicaStopped, Note: "replica worker-0 stopped from outside (exit code 143)"}}})
-	r.Report(supervise.Report{State: "Succeeded", Reason: supervise.ReasonTeardown, Events: []supervise.Event{
+	r.Report(supervise.Report{Replica: rec(record.StateRunning, 1, &c137, "Restarted")})
+	r.Report(supervise.Report{Replica: rec(record.StateSucceeded, 1, &c0, "Completed"), Events: []supervise.Event{
+		{Type: "Normal", Reason: supervise.ReasonReplicaExited, Note: "replica worker-0 exited with code 0 (Completed)"}}})
+	jobReporter{r.p}.Report(supervise.Report{Events: []supervise.Event{
+		{Type: "Normal", Reason: supervise.ReasonJobSucceeded, Note: "the job succeeded: replica worker-0 succeeded"},
 		{Type: "Normal", Reason: supervise.ReasonTeardown, Note: "stopping replica types ps (clean pod policy Running)"}}})
+	r.Report(supervise.Report{Replica: rec(record.StateStopped, 1, &c143, "Terminated"), Events: []supervise.Event{
+		{Type: "Normal", Reason: supervise.ReasonReplicaExited, Note: "replica worker-0 exited with code 143 (Signaled)"},
+		{Type: "Normal", Reason: supervise.ReasonReplicaStopped, Note: "replica worker-0 stopped (Terminated), exit code 143"}}})
+	r.Report(supervise.Report{Replica: rec(record.StateStopped, 1, &c137, "JobEnded"), Events: []supervise.Event{
+		{Type: "Normal", Reason: supervise.ReasonReplicaStopped, Note: "replica worker-0 does not restart (JobEnded)"}}})
 	want := `[worker-0] tfgen: on localhost:4000: sh -c 'echo hi'
 [worker-0] tfgen: exited with code 137 (Signaled): restarting (restart 1)
 [worker-0] tfgen: started again (restart 1)
 [worker-0] tfgen: exited with code 0 (Completed): succeeded
 tfgen: job demo succeeded: replica worker-0 succeeded
 tfgen: cleanPodPolicy None: replicas still running are left running, as in a cluster; Ctrl-C stops them
-[worker-0] tfgen: stopped (exit code 143)
+[worker-0] tfgen: exited with code 143 (Signaled): stopped
+[worker-0] tfgen: does not restart (JobEnded)
 `
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
@@ -88,10 +98,10 @@ tfgen: cleanPodPolicy None: replicas still running are left running, as in a clu
 
 func TestTable(t *testing.T) {
 	s := &Summary{Job: "demo", Status: &record.Status{}, Replicas: []ReplicaResult{
-		{Ref: supervise.Ref{Type: "chief", Index: 0}, Result: supervise.Result{ExitCode: 0, Restarts: 2}, State: "Succeeded"},
-		{Ref: supervise.Ref{Type: "evaluator", Index: 0}, Result: supervise.Result{Reason: supervise.StateIdle}, State: supervise.StateIdle},
-		{Ref: supervise.Ref{Type: "ps", Index: 0}, Result: supervise.Result{ExitCode: 143}, State: "Stopped"},
-		{Ref: supervise.Ref{Type: "worker", Index: 11}, Result: supervise.Result{ExitCode: 137, Restarts: 12}, State: "Failed"},
+		{Ref: supervise.Ref{Type: "chief", Index: 0}, Result: supervise.Result{ExitCode: 0, Restarts: 2, State: record.StateSucceeded}},
+		{Ref: supervise.Ref{Type: "evaluator", Index: 0}, Result: supervise.Result{State: record.StateIdle}},
+		{Ref: supervise.Ref{Type: "ps", Index: 0}, Result: supervise.Result{ExitCode: 143, State: record.StateStopped}},
+		{Ref: supervise.Ref{Type: "worker", Index: 11}, Result: supervise.Result{ExitCode: 137, Restarts: 12, State: record.StateFailed}},
 	}}
 	var b strings.Builder
 	if err := s.WriteTable(&b); err != nil {

@@ -11,7 +11,8 @@ import (
 
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
-	"github.com/tfgen/tfgen/pkg/supervise/teardown"
+	"github.com/tfgen/tfgen/pkg/supervise/board"
+	"github.com/tfgen/tfgen/pkg/supervise/report"
 )
 
 // drainTimeout bounds the wait for a process's last output once it has
@@ -58,15 +59,27 @@ func Run(ctx context.Context, p *Plan, o Options) (*Summary, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	store, td := &record.Memory{}, &teardown.Local{}
+	// The supervisors stop their processes themselves when the job's
+	// status says so: there is nothing to tear down beyond.
+	store, b := &record.Memory{}, board.New()
+	// The keeper runs here, beside the replicas, as an operator would.
+	kcfg := *p.Replicas[0].Config
+	kcfg.Self, kcfg.Logf = kcfg.Keeper(), func(format string, args ...any) { pr.jobLine("", format, args...) }
+	keeper := &supervise.Keeper{Config: &kcfg, Replicas: b, Store: store, Reporter: jobReporter{pr}, Clock: o.Clock}
+	kctx, stopKeeper := context.WithCancel(context.WithoutCancel(ctx))
+	kept := make(chan struct{})
+	go func() {
+		defer close(kept)
+		keeper.Run(kctx)
+	}()
 	results := make([]supervise.Result, len(p.Replicas))
 	var wg sync.WaitGroup
 	for i := range p.Replicas {
 		rctx, stop := context.WithCancel(ctx)
-		td.Add(p.Replicas[i].Ref.Type, stop)
 		cfg := *p.Replicas[i].Config
 		cfg.Logf = pr.logf(i)
-		sup := &supervise.Supervisor{Config: &cfg, Runner: replicaRunner{live, i}, Store: store, Reporter: reporter{pr, i}, Teardown: td, Clock: o.Clock}
+		rep := report.Multi{reporter{pr, i}, b.Reporter(p.Replicas[i].Ref)}
+		sup := &supervise.Supervisor{Config: &cfg, Runner: replicaRunner{live, i}, Store: store, Reporter: rep, Clock: o.Clock}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -79,6 +92,10 @@ func Run(ctx context.Context, p *Plan, o Options) (*Summary, error) {
 	go func() { interrupted <- watch(ctx.Done(), o.Signals, done, cancel, live, pr) }()
 	wg.Wait()
 	close(done)
+	// Its last look at the replicas decides what their last exits made of
+	// the job.
+	stopKeeper()
+	<-kept
 
 	status, err := store.Get(context.WithoutCancel(ctx))
 	if err != nil {
@@ -86,7 +103,7 @@ func Run(ctx context.Context, p *Plan, o Options) (*Summary, error) {
 	}
 	s := &Summary{Job: p.Job, Status: status, Interrupted: <-interrupted && !status.Ended()}
 	for i, r := range p.Replicas {
-		s.Replicas = append(s.Replicas, ReplicaResult{Ref: r.Ref, Result: results[i], State: state(results[i], status, r.Ref)})
+		s.Replicas = append(s.Replicas, ReplicaResult{Ref: r.Ref, Result: results[i]})
 	}
 	return s, nil
 }

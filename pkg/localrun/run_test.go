@@ -81,8 +81,8 @@ func TestSuccessStopsPS(t *testing.T) {
 		t.Errorf("the parameter server did not get SIGTERM: %q, %v", b, err)
 	}
 	for _, want := range []string{"[chief-0] chief saw up\n", "tfgen: job demo succeeded: replica chief-0 succeeded\n",
-		"[chief-0] tfgen: exited with code 0 (Completed): succeeded\n", "[chief-0] tfgen: stopping replica types ps (clean pod policy Running)\n",
-		"[ps-0] tfgen: stopped (exit code 0)\n"} {
+		"[chief-0] tfgen: exited with code 0 (Completed): succeeded\n", "tfgen: stopping replica types ps (clean pod policy Running)\n",
+		"[ps-0] tfgen: the job has ended: SIGTERM to process group", "[ps-0] tfgen: exited with code 0 (Completed): stopped (the job had ended)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -104,7 +104,7 @@ func TestChiefFails(t *testing.T) {
 		t.Errorf("Err() = %v, want %s", err, want)
 	}
 	// The exit is told after the last line the process wrote.
-	last, exit := strings.Index(out, "[chief-0] no data\n"), strings.Index(out, "[chief-0] tfgen: exited with code 1 (Error): failed (ReplicaFailed)\n")
+	last, exit := strings.Index(out, "[chief-0] no data\n"), strings.Index(out, "[chief-0] tfgen: exited with code 1 (Error): failed (Error)\n")
 	if last < 0 || exit < last {
 		t.Errorf("output:\n%s", out)
 	}

@@ -28,23 +28,6 @@ type ReplicaResult struct {
 	Ref supervise.Ref
 	// Result of its supervision: last exit code and restarts.
 	supervise.Result
-	// State it ended in: Succeeded, Failed, Stopped (by the clean-pod
-	// policy or an interrupt, or exited after the job ended) or Idle.
-	State string
-}
-
-// state is the replica's state in the record, unless its supervisor was
-// stopped (the record keeps the last state of a replica stopped after the
-// job ended) or never trained.
-func state(res supervise.Result, s *record.Status, ref supervise.Ref) string {
-	switch res.Reason {
-	case string(record.StateStopped), supervise.StateIdle:
-		return res.Reason
-	}
-	if e := s.Lookup(ref.Type, ref.Index); e != nil {
-		return string(e.State)
-	}
-	return res.Reason
 }
 
 // Succeeded reports whether the job succeeded.
@@ -70,7 +53,7 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "REPLICA\tEXIT CODE\tRESTARTS\tSTATE")
 	for _, r := range s.Replicas {
 		code := strconv.Itoa(r.ExitCode)
-		if r.State == supervise.StateIdle {
+		if r.State == record.StateIdle {
 			code = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.Ref, code, r.Restarts, r.State)

@@ -78,8 +78,8 @@ func (j *Job) Types() []string {
 	for _, t := range j.Spec.ReplicaTypes() {
 		seen[t.Lower()] = true
 	}
-	for _, r := range j.Status.Replicas {
-		seen[r.Type] = true
+	for t := range j.Status.Succeeded {
+		seen[t] = true
 	}
 	out := make([]string, 0, len(seen))
 	for t := range seen {

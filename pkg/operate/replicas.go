@@ -15,8 +15,8 @@ import (
 	"github.com/tfgen/tfgen/pkg/values"
 )
 
-// Replica is one replica as `tfgen status` shows it: the record's entry
-// merged with its pod.
+// Replica is one replica as `tfgen status` shows it: the record its
+// supervisor keeps on its pod, merged with the pod's status.
 type Replica struct {
 	// name is TYPE-INDEX (worker-0).
 	Name string `json:"name"`
@@ -24,16 +24,19 @@ type Replica struct {
 	Type string `json:"type"`
 	// index is the replica's ordinal.
 	Index int32 `json:"index"`
-	// state is the record's (Running, Restarting, Succeeded, Failed,
-	// Stopped); empty before its supervisor started.
+	// state is the supervisor's (Running, Restarting, Succeeded, Failed,
+	// Stopped, Idle); empty before its supervisor started. A replica in
+	// the job's succeeded set with no record is Succeeded.
 	State record.State `json:"state,omitempty"`
-	// restarts of the training process, from the record, else the
-	// kubelet's restart count of the training container.
+	// restarts of the training process in this pod, from the
+	// supervisor, else the kubelet's restart count of the training
+	// container.
 	Restarts int32 `json:"restarts"`
 	// lastExitCode of the training process.
 	LastExitCode *int32 `json:"lastExitCode,omitempty"`
 	// reason: the training container's waiting reason (ErrImagePull,
-	// CrashLoopBackOff), else the record's, else its last termination's.
+	// CrashLoopBackOff), else the supervisor's, else its last
+	// termination's.
 	Reason string `json:"reason,omitempty"`
 	// pod of the replica, when there is one.
 	Pod string `json:"pod,omitempty"`
@@ -44,7 +47,7 @@ type Replica struct {
 }
 
 // Replicas returns the job's replicas, sorted by type and index: those
-// its StatefulSets want, those the record knows and those with a pod
+// its StatefulSets want and those with a pod
 // (found by the job-name and replica-type labels).
 func (c *Client) Replicas(ctx context.Context, j *Job) ([]Replica, error) {
 	pods, err := c.pods(ctx, j)
@@ -69,10 +72,6 @@ func (c *Client) Replicas(ctx context.Context, j *Job) ([]Replica, error) {
 			add(t, i)
 		}
 	}
-	for _, e := range j.Status.Replicas {
-		r := add(e.Type, e.Index)
-		r.State, r.Restarts, r.LastExitCode, r.Reason = e.State, e.Restarts, e.LastExitCode, e.Reason
-	}
 	for i := range pods {
 		p := &pods[i]
 		t := p.Labels[LabelReplicaType]
@@ -81,8 +80,18 @@ func (c *Client) Replicas(ctx context.Context, j *Job) ([]Replica, error) {
 			continue
 		}
 		r := add(t, idx)
-		_, inRecord := j.Status.Replicas[record.Key(t, idx)]
-		mergePod(r, p, trainingContainer(j, t, p), inRecord)
+		rec, supervised := record.ReplicaFromAnnotations(p.Annotations)
+		if supervised {
+			r.State, r.Restarts, r.LastExitCode, r.Reason = rec.State, rec.Restarts, rec.LastExitCode, rec.Reason
+		}
+		mergePod(r, p, trainingContainer(j, t, p), supervised)
+	}
+	// A replica that succeeded and has no pod now (or a new one that has
+	// not reported yet) is shown as it ended.
+	for _, r := range byName {
+		if r.State == "" && j.Status.HasSucceeded(r.Type, r.Index) {
+			r.State = record.StateSucceeded
+		}
 	}
 	out := make([]Replica, 0, len(byName))
 	for _, r := range byName {
@@ -97,9 +106,9 @@ func (c *Client) Replicas(ctx context.Context, j *Job) ([]Replica, error) {
 	return out, nil
 }
 
-// mergePod adds what pod p says to r; the record's counts win when it
-// has an entry.
-func mergePod(r *Replica, p *corev1.Pod, container string, inRecord bool) {
+// mergePod adds what pod p says to r; the supervisor's counts (on the
+// pod's annotations) win over the kubelet's when it wrote them.
+func mergePod(r *Replica, p *corev1.Pod, container string, supervised bool) {
 	r.Pod, r.Phase, r.Node = p.Name, string(p.Status.Phase), p.Spec.NodeName
 	if p.DeletionTimestamp != nil {
 		r.Phase = "Terminating"
@@ -112,7 +121,7 @@ func mergePod(r *Replica, p *corev1.Pod, container string, inRecord bool) {
 		if term == nil {
 			term = cs.LastTerminationState.Terminated
 		}
-		if !inRecord {
+		if !supervised {
 			r.Restarts = cs.RestartCount
 			if term != nil {
 				code := term.ExitCode

@@ -15,8 +15,8 @@ import (
 )
 
 // Suspend suspends job j as Kubeflow does: the Suspended condition turns
-// True, Running and Restarting False, replicas that were active become
-// Stopped; then every StatefulSet of the job is scaled to zero. The
+// True, Running and Restarting False (the supervisors then stop their
+// training processes); then every StatefulSet of the job is scaled to zero. The
 // record, its spec and the other objects stay. A job already suspended
 // is scaled to zero again (which finishes an interrupted suspend) and
 // already is true.
@@ -37,11 +37,6 @@ func (c *Client) Suspend(ctx context.Context, j *Job) (already bool, err error) 
 		setFalse(s, record.JobRunning, reason, msg, now)
 		setFalse(s, record.JobRestarting, reason, msg, now)
 		s.SetCondition(record.JobSuspended, reason, msg, now)
-		for _, r := range s.Replicas {
-			if r.State == record.StateRunning || r.State == record.StateRestarting {
-				r.State, r.Reason, r.UpdateTime = record.StateStopped, "Suspended", record.NewTime(now)
-			}
-		}
 		return nil
 	})
 	if err != nil {

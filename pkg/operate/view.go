@@ -21,7 +21,7 @@ type View struct {
 	State string `json:"state"`
 	// status is the record's, shaped like Kubeflow's TFJob status
 	// (conditions, replicaStatuses, startTime, completionTime) plus the
-	// job-wide restart count; its per-replica entries are under replicas.
+	// job-wide restart count.
 	Status record.Status `json:"status"`
 	// replicas merges each replica's record entry with its pod.
 	Replicas []Replica `json:"replicas,omitempty"`
@@ -33,9 +33,7 @@ func (c *Client) View(ctx context.Context, j *Job) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &View{Name: j.Name, Namespace: j.Namespace, State: j.State(), Status: *j.Status.DeepCopy(), Replicas: reps}
-	v.Status.Replicas = nil
-	return v, nil
+	return &View{Name: j.Name, Namespace: j.Namespace, State: j.State(), Status: *j.Status.DeepCopy(), Replicas: reps}, nil
 }
 
 // Watch calls fn with job ns/name now and again after every change of its

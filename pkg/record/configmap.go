@@ -18,6 +18,15 @@ type ConfigMapClient interface {
 	UpdateConfigMap(ctx context.Context, cm *kube.ConfigMap) (*kube.ConfigMap, error)
 }
 
+// ConfigMapWatcher watches a ConfigMap; *kube.Client implements it.
+type ConfigMapWatcher interface {
+	// WatchConfigMap sends the ConfigMap as read, then each version,
+	// retrying errors (passed to logf), until ctx ends.
+	WatchConfigMap(ctx context.Context, ns, name string, logf func(string, ...any)) <-chan *kube.ConfigMap
+}
+
+var _ ConfigMapWatcher = (*kube.Client)(nil)
+
 var _ ConfigMapClient = (*kube.Client)(nil)
 
 // Backoff paces the retries of an update that lost a race or met a
@@ -41,8 +50,14 @@ var Backoff = struct{ Base, Max time.Duration }{Base: 5 * time.Millisecond, Max:
 type ConfigMap struct {
 	// Client makes the calls.
 	Client ConfigMapClient
+	// Watcher follows the ConfigMap for Watch; a store that is only
+	// updated needs none.
+	Watcher ConfigMapWatcher
 	// Namespace and Name of the record ConfigMap (the job's name).
 	Namespace, Name string
+
+	// Logf logs the errors a watch retries; nil discards them.
+	Logf func(string, ...any)
 
 	mu   sync.Mutex
 	last *kube.ConfigMap // as last read or written
@@ -106,7 +121,6 @@ func (c *ConfigMap) update(ctx context.Context, mutate func(*Status) error) (*St
 	} else if err != nil {
 		return nil, err
 	}
-	s.Recount()
 	raw, err := s.Marshal()
 	if err != nil {
 		return nil, err
@@ -145,4 +159,34 @@ func (c *ConfigMap) remember(cm *kube.ConfigMap) {
 		*c.last = *cm
 		c.last.Data = maps.Clone(cm.Data)
 	}
+}
+
+// Watch implements Store. A status that does not parse is logged and
+// skipped.
+func (c *ConfigMap) Watch(ctx context.Context) <-chan *Status {
+	logf := c.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	if c.Watcher == nil {
+		panic("record: Watch of a ConfigMap store without a Watcher")
+	}
+	cms := c.Watcher.WatchConfigMap(ctx, c.Namespace, c.Name, logf)
+	out := make(chan *Status)
+	go func() {
+		defer close(out)
+		for cm := range cms {
+			s, err := Parse(cm.Data)
+			if err != nil {
+				logf("configmap %s/%s: %v", c.Namespace, c.Name, err)
+				continue
+			}
+			select {
+			case out <- s:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }

@@ -57,7 +57,7 @@ func TestConfigMapStoreNoLostUpdate(t *testing.T) {
 			defer wg.Done()
 			if _, err := store.Update(context.Background(), func(s *Status) error {
 				s.Restarts++
-				s.Replica("worker", int32(i)).State = StateRunning
+				s.AddSucceeded("worker", int32(i))
 				return nil
 			}); err != nil {
 				t.Error(err)
@@ -69,8 +69,8 @@ func TestConfigMapStoreNoLostUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Restarts != 50 || s.ReplicaStatuses["Worker"].Active != 50 {
-		t.Errorf("restarts %d, active %+v; want 50 of each", s.Restarts, s.ReplicaStatuses["Worker"])
+	if s.Restarts != 50 || s.Succeeded["worker"].String() != "0-49" {
+		t.Errorf("restarts %d, succeeded %v; want 50 and 0-49", s.Restarts, s.Succeeded["worker"])
 	}
 	if f.cm.Data["spec.json"] != `{"x":1}` || f.cm.Labels["app.kubernetes.io/instance"] != "j" {
 		t.Errorf("the update lost the rest of the ConfigMap: %+v", f.cm)

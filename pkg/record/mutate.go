@@ -1,7 +1,6 @@
 package record
 
 import (
-	"sort"
 	"strings"
 	"time"
 )
@@ -101,61 +100,19 @@ func (s *Status) Finish(succeeded bool, reason, message string, now time.Time) {
 	s.CompletionTime = &mt
 }
 
-// Replica returns the entry of replica index of type t, creating it (in
-// state Running) when missing.
-func (s *Status) Replica(t string, index int32) *Replica {
-	if s.Replicas == nil {
-		s.Replicas = map[string]*Replica{}
-	}
-	k := Key(t, index)
-	r := s.Replicas[k]
-	if r == nil {
-		r = &Replica{Type: t, Index: index, State: StateRunning}
-		s.Replicas[k] = r
-	}
-	return r
-}
+// HasSucceeded reports whether replica index of lowercase type t has
+// succeeded.
+func (s *Status) HasSucceeded(t string, index int32) bool { return s.Succeeded[t].Has(index) }
 
-// Lookup returns the entry of replica index of type t, or nil.
-func (s *Status) Lookup(t string, index int32) *Replica {
-	return s.Replicas[Key(t, index)]
-}
-
-// ReplicaList returns the replicas sorted by type, then index (for
-// `tfgen status`'s table).
-func (s *Status) ReplicaList() []*Replica {
-	list := make([]*Replica, 0, len(s.Replicas))
-	for _, r := range s.Replicas {
-		list = append(list, r)
+// AddSucceeded records that replica index of lowercase type t succeeded.
+func (s *Status) AddSucceeded(t string, index int32) {
+	if s.Succeeded == nil {
+		s.Succeeded = map[string]*IndexSet{}
 	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].Type != list[j].Type {
-			return list[i].Type < list[j].Type
-		}
-		return list[i].Index < list[j].Index
-	})
-	return list
-}
-
-// Recount derives replicaStatuses from replicas.
-func (s *Status) Recount() {
-	s.ReplicaStatuses = map[string]*ReplicaStatus{}
-	for _, r := range s.Replicas {
-		k := KubeflowType(r.Type)
-		rs := s.ReplicaStatuses[k]
-		if rs == nil {
-			rs = &ReplicaStatus{}
-			s.ReplicaStatuses[k] = rs
-		}
-		switch r.State {
-		case StateRunning, StateRestarting:
-			rs.Active++
-		case StateSucceeded:
-			rs.Succeeded++
-		case StateFailed:
-			rs.Failed++
-		}
+	if s.Succeeded[t] == nil {
+		s.Succeeded[t] = &IndexSet{}
 	}
+	s.Succeeded[t].Add(index)
 }
 
 var kubeflowTypes = map[string]string{

@@ -3,7 +3,6 @@ package record
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 )
 
 // DataKey is the record ConfigMap's data key that holds the status.
@@ -31,42 +30,38 @@ const (
 	ConditionFalse ConditionStatus = "False"
 )
 
-// State is a replica's state.
-type State string
-
-// Replica states.
-const (
-	// StateRunning: the training process runs.
-	StateRunning State = "Running"
-	// StateRestarting: it exited and will be restarted.
-	StateRestarting State = "Restarting"
-	// StateSucceeded: it exited 0 and will not run again.
-	StateSucceeded State = "Succeeded"
-	// StateFailed: it failed with no restart left.
-	StateFailed State = "Failed"
-	// StateStopped: it was stopped from outside (its pod was deleted)
-	// while the job was still running; a new pod starts it again.
-	StateStopped State = "Stopped"
-)
-
 // Status is a job's status. The zero value is a job nobody has started.
 type Status struct {
 	// conditions of the job, in the order they first appeared.
 	Conditions []Condition `json:"conditions,omitempty"`
 	// replicaStatuses counts replicas per Kubeflow replica type (Chief,
-	// Worker, PS...); derived from replicas on every update.
+	// Worker, PS...), as the keeper last saw their pods.
 	ReplicaStatuses map[string]*ReplicaStatus `json:"replicaStatuses,omitempty"`
-	// startTime is when the first replica started; activeDeadlineSeconds
+	// startTime is when the first replica ran; activeDeadlineSeconds
 	// counts from it.
 	StartTime *Time `json:"startTime,omitempty"`
 	// completionTime is when the job succeeded or failed.
 	CompletionTime *Time `json:"completionTime,omitempty"`
-	// restarts counts the restarts of all replicas together; backoffLimit
-	// caps it.
+	// restarts counts the restarts of all replicas together (backoffLimit
+	// caps it): restartsOfGonePods plus those of each replica's current
+	// pod, restarts granted included.
 	Restarts int32 `json:"restarts"`
-	// replicas holds each replica that has started, keyed "type-index"
-	// (worker-3).
-	Replicas map[string]*Replica `json:"replicas,omitempty"`
+	// restartsOfGonePods counts the restarts of pods that are gone.
+	RestartsOfGonePods int32 `json:"restartsOfGonePods,omitempty"`
+	// restartGrants, under backoffLimit, holds the restarts granted and
+	// not yet taken up: "worker-3": 2 lets worker-3 run for the second
+	// time after a failure. Each is counted in restarts when granted.
+	RestartGrants map[string]int32 `json:"restartGrants,omitempty"`
+	// succeeded holds, per lowercase replica type, the indices of the
+	// replicas that have succeeded ("0-3,5"); they never train again,
+	// even in a new pod.
+	Succeeded map[string]*IndexSet `json:"succeeded,omitempty"`
+	// stop lists the lowercase replica types whose training processes
+	// stop now that the job has ended.
+	Stop []string `json:"stop,omitempty"`
+	// teardown lists the lowercase replica types scaled to zero when the
+	// job ended (the clean pod policy).
+	Teardown []string `json:"teardown,omitempty"`
 }
 
 // Condition is one Kubeflow job condition.
@@ -94,30 +89,6 @@ type ReplicaStatus struct {
 	// failed replicas.
 	Failed int32 `json:"failed,omitempty"`
 }
-
-// Replica is what the record keeps about one replica.
-type Replica struct {
-	// type is the lowercase replica type (worker).
-	Type string `json:"type"`
-	// index is the replica's ordinal.
-	Index int32 `json:"index"`
-	// state of the replica.
-	State State `json:"state"`
-	// restarts of this replica's training process (maxRestarts caps it).
-	Restarts int32 `json:"restarts,omitempty"`
-	// lastExitCode of the training process; 128+n after signal n.
-	LastExitCode *int32 `json:"lastExitCode,omitempty"`
-	// reason of the last change (Completed, Error, OOMKilled, ...).
-	Reason string `json:"reason,omitempty"`
-	// updateTime is when this entry was last written.
-	UpdateTime Time `json:"updateTime,omitzero"`
-	// lastExitID identifies the last exit counted (sidecar mode: the
-	// container ID and finish time), so that no exit counts twice.
-	LastExitID string `json:"lastExitID,omitempty"`
-}
-
-// Key returns the key of replica index of type t in Status.Replicas.
-func Key(t string, index int32) string { return t + "-" + strconv.Itoa(int(index)) }
 
 // Parse reads the status from a record ConfigMap's data; a missing key
 // gives the zero Status.
@@ -156,4 +127,11 @@ func (s *Status) DeepCopy() *Status {
 		panic(fmt.Sprintf("record: copy status: %v", err))
 	}
 	return c
+}
+
+// Equal reports whether s and o hold the same status.
+func (s *Status) Equal(o *Status) bool {
+	a, err1 := json.Marshal(s)
+	b, err2 := json.Marshal(o)
+	return err1 == nil && err2 == nil && string(a) == string(b)
 }

@@ -2,6 +2,7 @@ package record
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,43 +59,81 @@ func TestConditions(t *testing.T) {
 	}
 }
 
-func TestRoundTripAndRecount(t *testing.T) {
-	s := &Status{Restarts: 3}
+func TestRoundTrip(t *testing.T) {
+	s := &Status{Restarts: 3, RestartsOfGonePods: 1, RestartGrants: map[string]int32{"worker-2": 2}, Stop: []string{"ps"}, Teardown: []string{"ps"}}
 	s.Start(t0)
-	code := int32(137)
-	s.Replica("ps", 0).State = StateRunning
-	s.Replica("worker", 0).State = StateSucceeded
-	w1 := s.Replica("worker", 1)
-	w1.State, w1.LastExitCode, w1.Restarts = StateFailed, &code, 3
-	s.Replica("worker", 2).State = StateRestarting
-	s.Recount()
+	s.AddSucceeded("worker", 0)
+	s.AddSucceeded("worker", 1)
+	s.AddSucceeded("worker", 3)
+	s.ReplicaStatuses = map[string]*ReplicaStatus{"PS": {Active: 1}, "Worker": {Active: 1, Succeeded: 3}}
 	raw, err := s.Marshal()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(raw, `"succeeded":{"worker":"0-1,3"}`) {
+		t.Errorf("succeeded set not written as runs: %s", raw)
 	}
 	got, err := Parse(map[string]string{DataKey: raw, "spec.json": "{}"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(s, got); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
-	want := map[string]*ReplicaStatus{"PS": {Active: 1}, "Worker": {Active: 1, Succeeded: 1, Failed: 1}}
-	if diff := cmp.Diff(want, got.ReplicaStatuses); diff != "" {
-		t.Errorf("replicaStatuses (-want +got):\n%s", diff)
-	}
-	var order []string
-	for _, r := range got.ReplicaList() {
-		order = append(order, Key(r.Type, r.Index))
-	}
-	if diff := cmp.Diff([]string{"ps-0", "worker-0", "worker-1", "worker-2"}, order); diff != "" {
-		t.Errorf("ReplicaList (-want +got):\n%s", diff)
+	if !got.Equal(s) || !got.HasSucceeded("worker", 3) || got.HasSucceeded("worker", 2) || got.HasSucceeded("ps", 0) {
+		t.Errorf("round trip: %s", raw)
 	}
 	if empty, err := Parse(nil); err != nil || empty.Ended() || empty.Restarts != 0 {
 		t.Errorf("Parse(nil) = %+v, %v", empty, err)
 	}
 	if _, err := Parse(map[string]string{DataKey: "{"}); err == nil {
 		t.Error("Parse of bad JSON: want an error")
+	}
+}
+
+func TestIndexSet(t *testing.T) {
+	s := &IndexSet{}
+	for _, i := range []int32{5, 1, 3, 2, 9, 0, 8, 2} {
+		s.Add(i)
+	}
+	if got := s.String(); got != "0-3,5,8-9" {
+		t.Errorf("String = %q", got)
+	}
+	if s.Count(9) != 6 || s.Count(100) != 7 || s.Count(0) != 0 {
+		t.Errorf("Count: %d %d %d", s.Count(9), s.Count(100), s.Count(0))
+	}
+	s.Add(4)
+	s.Add(6)
+	s.Add(7)
+	if got := s.String(); got != "0-9" {
+		t.Errorf("runs joined: %q", got)
+	}
+	big := &IndexSet{}
+	for i := range int32(10000) {
+		big.Add(i)
+	}
+	if big.String() != "0-9999" || big.Count(10000) != 10000 {
+		t.Errorf("10,000 indices: %q", big.String())
+	}
+	for _, bad := range []string{"3-1", "a", "1,1", "2-3,3", "-1"} {
+		if _, err := ParseIndexSet(bad); err == nil {
+			t.Errorf("ParseIndexSet(%q): want an error", bad)
+		}
+	}
+	if p, err := ParseIndexSet("0-2147483646"); err != nil || p.Count(2147483647) != 2147483647 {
+		t.Errorf("a long run parses in no time: %v", err)
+	}
+}
+
+func TestReplicaAnnotations(t *testing.T) {
+	code := int32(137)
+	r := Replica{State: StateRestarting, Restarts: 2, LastExitCode: &code, Reason: "OOMKilled", LastExitID: "uid/1"}
+	got, ok := ReplicaFromAnnotations(r.Annotations())
+	if !ok || !cmp.Equal(r, got) {
+		t.Errorf("round trip: %+v, %v", got, ok)
+	}
+	if _, ok := ReplicaFromAnnotations(map[string]string{"other": "x"}); ok {
+		t.Error("a pod without a record has one")
+	}
+	if got, ok := ReplicaFromAnnotations(map[string]string{AnnotationState: "Running", AnnotationRestarts: "x", AnnotationLastExitCode: ""}); !ok || got.Restarts != 0 || got.LastExitCode != nil {
+		t.Errorf("bad numbers read as absent: %+v", got)
 	}
 }
 
@@ -107,15 +146,15 @@ func TestMemoryConcurrentUpdates(t *testing.T) {
 			defer wg.Done()
 			m.Update(context.Background(), func(s *Status) error {
 				s.Restarts++
-				s.Replica("worker", int32(i)).Restarts++
+				s.AddSucceeded("worker", int32(i))
 				return nil
 			})
 		}()
 	}
 	wg.Wait()
 	s, _ := m.Get(context.Background())
-	if s.Restarts != 64 || len(s.Replicas) != 64 {
-		t.Errorf("restarts %d, replicas %d; want 64 each", s.Restarts, len(s.Replicas))
+	if s.Restarts != 64 || s.Succeeded["worker"].Count(64) != 64 {
+		t.Errorf("restarts %d, succeeded %v; want 64 each", s.Restarts, s.Succeeded["worker"])
 	}
 	before, _ := m.Get(context.Background())
 	got, err := m.Update(context.Background(), func(s *Status) error { s.Restarts = -1; return ErrNoChange })
@@ -132,5 +171,27 @@ func TestKubeflowType(t *testing.T) {
 		if got := KubeflowType(in); got != want {
 			t.Errorf("KubeflowType(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestMemoryWatch: a watcher gets the status as it is, then the latest
+// after each change, and the channel closes with its context.
+func TestMemoryWatch(t *testing.T) {
+	m := &Memory{}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := m.Watch(ctx)
+	if s := <-w; s.Restarts != 0 {
+		t.Fatalf("first %+v", s)
+	}
+	for range 3 {
+		m.Update(ctx, func(s *Status) error { s.Restarts++; return nil })
+	}
+	for s := range w {
+		if s.Restarts == 3 {
+			break
+		}
+	}
+	cancel()
+	for range w {
 	}
 }

@@ -10,7 +10,7 @@ import (
 // writing; Update then returns the status as read and no error.
 var ErrNoChange = errors.New("record: no change")
 
-// Store reads and updates one job's status.
+// Store reads, updates and follows one job's status.
 type Store interface {
 	// Get returns the current status.
 	Get(ctx context.Context) (*Status, error)
@@ -19,14 +19,21 @@ type Store interface {
 	// mutate may therefore run more than once and must derive everything
 	// from the status it is given. It returns the status written.
 	Update(ctx context.Context, mutate func(*Status) error) (*Status, error)
+	// Watch sends the status as first read, then again after it changed
+	// (a receiver that falls behind gets the latest, not every version),
+	// until ctx ends, when it closes the channel. Errors are retried
+	// inside: a receiver only ever sees statuses.
+	Watch(ctx context.Context) <-chan *Status
 }
 
 // Memory is a Store held in memory, for a job whose replicas all run in
 // one process (standalone supervision, `tfgen run`). The zero value is an
 // empty job.
 type Memory struct {
-	mu sync.Mutex
-	s  Status
+	mu      sync.Mutex
+	s       Status
+	version int
+	changed chan struct{} // closed and replaced at each change
 }
 
 var _ Store = (*Memory)(nil)
@@ -48,7 +55,48 @@ func (m *Memory) Update(_ context.Context, mutate func(*Status) error) (*Status,
 	} else if err != nil {
 		return nil, err
 	}
-	c.Recount()
 	m.s = *c.DeepCopy()
+	m.version++
+	if m.changed != nil {
+		close(m.changed)
+		m.changed = nil
+	}
 	return c, nil
+}
+
+// Watch implements Store.
+func (m *Memory) Watch(ctx context.Context) <-chan *Status {
+	out := make(chan *Status)
+	go func() {
+		defer close(out)
+		sent := -1
+		for {
+			m.mu.Lock()
+			version := m.version
+			var s *Status
+			if version != sent {
+				s = m.s.DeepCopy()
+			}
+			if m.changed == nil {
+				m.changed = make(chan struct{})
+			}
+			changed := m.changed
+			m.mu.Unlock()
+			if s != nil {
+				select {
+				case out <- s:
+					sent = version
+					continue
+				case <-ctx.Done():
+					return
+				}
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }

@@ -145,3 +145,25 @@ func (c *Config) IsMaster() bool {
 	}
 	return false
 }
+
+// Keeper returns the replica whose supervisor keeps the job's status: the
+// success replica if one is set, else replica 0 of the first type of
+// chief, master, scheduler, worker and tuner the job has, else of its
+// first type. A job without roles keeps itself.
+func (c *Config) Keeper() Ref {
+	if c.SuccessReplica != nil {
+		return *c.SuccessReplica
+	}
+	if len(c.Layout.Roles) == 0 {
+		return c.Self
+	}
+	for _, t := range []string{"chief", "master", "scheduler", "worker", "tuner"} {
+		if r, ok := c.Layout.Role(t); ok && r.Replicas > 0 {
+			return Ref{Type: t}
+		}
+	}
+	return Ref{Type: c.Layout.Roles[0].Type}
+}
+
+// IsKeeper reports whether this replica keeps the job's status.
+func (c *Config) IsKeeper() bool { return c.Keeper() == c.Self }

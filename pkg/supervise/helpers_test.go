@@ -14,7 +14,9 @@ import (
 	"github.com/tfgen/tfgen/pkg/cluster"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
+	"github.com/tfgen/tfgen/pkg/supervise/board"
 	"github.com/tfgen/tfgen/pkg/supervise/proc"
+	"github.com/tfgen/tfgen/pkg/supervise/report"
 )
 
 // clock is a Clock the test drives. In auto mode every timer fires at once
@@ -202,13 +204,21 @@ func layout() *cluster.Layout {
 		{Type: "chief", Replicas: 1, Port: 2222}, {Type: "ps", Replicas: 1, Port: 2222}, {Type: "worker", Replicas: 2, Port: 2222}}}
 }
 
+// fixture is one replica of a job, with the job's keeper beside it on an
+// in-memory record and board, as in `tfgen run`. The keeper has clocks
+// and reporters of its own (real time, no write interval), so that the
+// replica's timers and events are its own.
 type fixture struct {
 	cfg     *supervise.Config
 	store   *record.Memory
-	rep     *recorder
+	board   *board.Board
+	rep     *recorder // the replica's reports
+	jobRep  *recorder // the keeper's
 	td      *stopper
 	clock   *clock
 	signals chan os.Signal
+	// keeperClock is the keeper's clock; nil is the real one.
+	keeperClock supervise.Clock
 }
 
 func newFixture(t *testing.T, cfg *supervise.Config, auto bool) *fixture {
@@ -216,13 +226,48 @@ func newFixture(t *testing.T, cfg *supervise.Config, auto bool) *fixture {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{cfg: cfg, store: &record.Memory{}, rep: &recorder{}, td: &stopper{}, clock: newClock(auto), signals: make(chan os.Signal, 4)}
+	return &fixture{cfg: cfg, store: &record.Memory{}, board: board.New(), rep: &recorder{}, jobRep: &recorder{}, td: &stopper{},
+		clock: newClock(auto), signals: make(chan os.Signal, 4)}
 }
 
 var runner = proc.NewRunner(nil)
 
 func (f *fixture) supervisor() *supervise.Supervisor {
-	return &supervise.Supervisor{Config: f.cfg, Runner: runner, Store: f.store, Reporter: f.rep, Teardown: f.td, Clock: f.clock, Signals: f.signals}
+	return &supervise.Supervisor{Config: f.cfg, Runner: runner, Store: f.store, Reporter: report.Multi{f.rep, f.board.Reporter(f.cfg.Self)},
+		Teardown: f.td, Clock: f.clock, Signals: f.signals}
+}
+
+// keep runs the job's keeper until the returned stop is called, which
+// waits for its last write.
+func (f *fixture) keep(t *testing.T) (stop func()) {
+	cfg := *f.cfg
+	cfg.Self = cfg.Keeper()
+	k := &supervise.Keeper{Config: &cfg, Replicas: f.board, Store: f.store, Reporter: f.jobRep, Teardown: f.td, Clock: f.keeperClock, WriteInterval: -1}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		k.Run(ctx)
+	}()
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-done
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// run runs cmd under the replica's supervisor, with the keeper, and
+// returns once the keeper has written what the last exit made of the job.
+func (f *fixture) run(t *testing.T, cmd supervise.Command) supervise.Result {
+	stop := f.keep(t)
+	res := f.supervisor().Run(context.Background(), cmd)
+	stop()
+	return res
 }
 
 func (f *fixture) status(t *testing.T) *record.Status {
@@ -232,6 +277,18 @@ func (f *fixture) status(t *testing.T) *record.Status {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// replica returns the replica's record as its pod would carry it.
+func (f *fixture) replica(t *testing.T) record.Replica {
+	t.Helper()
+	for _, o := range f.board.Replicas() {
+		if o.Ref == f.cfg.Self {
+			return o.Replica
+		}
+	}
+	t.Fatalf("replica %s reported nothing", f.cfg.Self)
+	return record.Replica{}
 }
 
 // fifo makes a named pipe; a child writes a line to it once ready.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/tfgen/tfgen/pkg/record"
 )
 
 // Command is the training process to run.
@@ -93,28 +95,23 @@ func (RealClock) Now() time.Time { return time.Now() }
 // After implements Clock.
 func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
-// Report is one change of the replica's state, with the Events that say
-// why. Reporters publish State as the pod annotation tfgen.io/state.
+// Report is one change of a replica's record, with the Events that say
+// why. Reporters publish Replica on the replica's pod (its annotations). A
+// Report with no State carries Events only (the keeper's).
 type Report struct {
-	// State: Running, Restarting, Succeeded, Failed, Stopped or Idle.
-	State string
-	// Restarts of this replica so far.
-	Restarts int32
-	// ExitCode of the last exit, if any.
-	ExitCode *int32
-	// Reason of the change, one word.
-	Reason string
+	// Replica is the replica's record after the change.
+	record.Replica
 	// Events to emit, in order.
 	Events []Event
 }
 
-// Event is an Event about the replica's pod.
+// Event is an Event about the reporting replica's pod.
 type Event struct {
 	// Type: Normal or Warning.
 	Type string
 	// Reason in UpperCamelCase (the Reason* constants).
 	Reason string
-	// Action taken: Start, Exit, Restart, Finish, Teardown.
+	// Action taken: Start, Exit, Restart, Fail, Finish, Teardown.
 	Action string
 	// Note for humans.
 	Note string
@@ -129,6 +126,27 @@ type Reporter interface {
 	Flush(ctx context.Context) error
 }
 
+// Observed is one replica as the keeper sees it: its pod and the record
+// its supervisor keeps there.
+type Observed struct {
+	// Ref names the replica.
+	Ref
+	// Pod identifies its pod (the pod's UID): a new pod of the same
+	// replica has another.
+	Pod string
+	// Replica is its supervisor's record; State is "" until it wrote one.
+	record.Replica
+}
+
+// ReplicaFeed is the keeper's view of a job's replicas.
+type ReplicaFeed interface {
+	// Changed receives after the replicas changed (several changes may
+	// come as one), first once every replica has been read.
+	Changed() <-chan struct{}
+	// Replicas returns the replicas as last seen, one per pod.
+	Replicas() []Observed
+}
+
 // Teardown stops replicas when a job ends.
 type Teardown interface {
 	// Stop stops every replica of each of types (lowercase), in order.
@@ -141,7 +159,9 @@ type Teardown interface {
 type Result struct {
 	// ExitCode of the last training process (0 when idle).
 	ExitCode int `json:"exitCode"`
-	// Reason in one word, e.g. Completed, Error, BackoffLimitExceeded.
+	// State the replica ended in: Succeeded, Failed, Stopped or Idle.
+	State record.State `json:"state"`
+	// Reason in one word, e.g. Completed, Error, MaxRestartsExceeded.
 	Reason string `json:"reason"`
 	// Restarts of this replica.
 	Restarts int32 `json:"restarts"`

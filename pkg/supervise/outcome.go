@@ -1,7 +1,7 @@
 package supervise
 
 import (
-	"github.com/tfgen/tfgen/pkg/record"
+	"slices"
 )
 
 // Event reasons (UpperCamelCase, as events.k8s.io/v1 wants) and the
@@ -23,30 +23,33 @@ const (
 	ReasonTTLExpired           = "TTLExpired"
 )
 
-// Replica states reported besides the record's.
+// Reasons a replica's training process was stopped from outside (the
+// reason of its Stopped state).
 const (
-	// StateIdle: the replica does not train because its work is done.
-	StateIdle = "Idle"
+	// ReasonJobEnded: the job ended, and its clean pod policy stops the
+	// replica's type.
+	ReasonJobEnded = "JobEnded"
+	// ReasonSuspended: the job was suspended.
+	ReasonSuspended = "Suspended"
+	// ReasonTerminated: the supervisor got SIGTERM or SIGINT (its pod is
+	// going away).
+	ReasonTerminated = "Terminated"
 )
 
-// JobSucceeded reports whether the job has succeeded given the replicas'
-// states in s: the success replica if one is set; else the chief (or
+// JobSucceeded reports whether the job has succeeded, given which
+// replicas have: the success replica if one is set; else the chief (or
 // master, or an MXNet scheduler, which exits once training is over); else
 // worker 0, or every worker under AllWorkers; an MXTune job without workers
 // succeeds when its tuners do. Parameter servers and evaluators never
 // decide. A job without roles is its one replica.
-func (c *Config) JobSucceeded(s *record.Status) bool {
-	done := func(t string, i int32) bool {
-		r := s.Lookup(t, i)
-		return r != nil && r.State == record.StateSucceeded
-	}
+func (c *Config) JobSucceeded(succeeded func(t string, index int32) bool) bool {
 	all := func(t string) bool {
 		role, ok := c.Layout.Role(t)
 		if !ok || role.Replicas == 0 {
 			return false
 		}
 		for i := int32(0); i < role.Replicas; i++ {
-			if !done(t, i) {
+			if !succeeded(t, i) {
 				return false
 			}
 		}
@@ -54,9 +57,9 @@ func (c *Config) JobSucceeded(s *record.Status) bool {
 	}
 	switch {
 	case c.SuccessReplica != nil:
-		return done(c.SuccessReplica.Type, c.SuccessReplica.Index)
+		return succeeded(c.SuccessReplica.Type, c.SuccessReplica.Index)
 	case len(c.Layout.Roles) == 0:
-		return done(c.Self.Type, c.Self.Index)
+		return succeeded(c.Self.Type, c.Self.Index)
 	}
 	for _, t := range []string{"chief", "master", "scheduler"} {
 		if r, ok := c.Layout.Role(t); ok && r.Replicas > 0 {
@@ -71,41 +74,46 @@ func (c *Config) JobSucceeded(s *record.Status) bool {
 			return all("tuner")
 		}
 	}
-	return done("worker", 0)
+	return succeeded("worker", 0)
 }
 
-// TeardownTypes returns the replica types to stop when the job has ended,
-// by clean-pod policy: every type (All); the types with a replica that has
-// not finished (Running; a replica that never wrote to the record has not
-// finished); none (None). This replica's own type comes last.
-func (c *Config) TeardownTypes(s *record.Status) []string {
-	var types []string
-	own := false
-	for _, r := range c.Layout.Roles {
-		if r.Replicas == 0 || c.CleanPodPolicy == CleanNone {
-			continue
-		}
-		if c.CleanPodPolicy == CleanRunning && finished(s, r.Type, r.Replicas) {
-			continue
-		}
-		if r.Type == c.Self.Type {
-			own = true
-			continue
-		}
-		types = append(types, r.Type)
+// Types returns the job's replica types that have replicas, with own, if
+// among them, last (stopping it may stop the caller). A job without roles
+// has its one replica's type.
+func (c *Config) Types(own string) []string {
+	if len(c.Layout.Roles) == 0 {
+		return []string{c.Self.Type}
 	}
-	if own {
-		types = append(types, c.Self.Type)
+	var types []string
+	for _, r := range c.Layout.Roles {
+		if r.Replicas > 0 && r.Type != own {
+			types = append(types, r.Type)
+		}
+	}
+	if r, ok := c.Layout.Role(own); ok && r.Replicas > 0 {
+		types = append(types, own)
 	}
 	return types
 }
 
-func finished(s *record.Status, t string, n int32) bool {
-	for i := int32(0); i < n; i++ {
-		r := s.Lookup(t, i)
-		if r == nil || (r.State != record.StateSucceeded && r.State != record.StateFailed) {
+// TeardownTypes returns the replica types to stop when the job has ended,
+// by clean-pod policy: every type (All); the types with a replica that has
+// not finished (Running; a replica that never reported has not); none
+// (None). The type own comes last.
+func (c *Config) TeardownTypes(finished func(t string, index int32) bool, own string) []string {
+	if c.CleanPodPolicy == CleanNone {
+		return nil
+	}
+	return slices.DeleteFunc(c.Types(own), func(t string) bool {
+		if c.CleanPodPolicy != CleanRunning {
 			return false
 		}
-	}
-	return true
+		r, _ := c.Layout.Role(t)
+		for i := int32(0); i < r.Replicas; i++ {
+			if !finished(t, i) {
+				return false
+			}
+		}
+		return true
+	})
 }

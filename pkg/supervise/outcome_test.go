@@ -1,6 +1,7 @@
 package supervise_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,13 +19,12 @@ func roles(s string) *cluster.Layout {
 	return &cluster.Layout{Job: "j", Roles: r}
 }
 
-func statusWith(states map[string]record.State) *record.Status {
-	s := &record.Status{Replicas: map[string]*record.Replica{}}
-	for k, st := range states {
-		ref, _ := supervise.ParseRef(k)
-		s.Replica(ref.Type, ref.Index).State = st
+// in returns whether a replica is in one of states.
+func in(states map[string]record.State, want ...record.State) func(string, int32) bool {
+	return func(t string, i int32) bool {
+		st, ok := states[supervise.Ref{Type: t, Index: i}.String()]
+		return ok && slices.Contains(want, st)
 	}
-	return s
 }
 
 const ok, bad, run = record.StateSucceeded, record.StateFailed, record.StateRunning
@@ -67,7 +67,7 @@ func TestJobSucceeded(t *testing.T) {
 				}
 				cfg.SuccessReplica = &ref
 			}
-			if got := cfg.JobSucceeded(statusWith(tt.states)); got != tt.want {
+			if got := cfg.JobSucceeded(in(tt.states, ok)); got != tt.want {
 				t.Errorf("JobSucceeded = %v, want %v", got, tt.want)
 			}
 		})
@@ -94,9 +94,8 @@ func TestTeardownTypes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ref, _ := supervise.ParseRef(tt.self + "-0")
-			cfg := &supervise.Config{Layout: l, CleanPodPolicy: tt.policy, Self: ref}
-			if diff := cmp.Diff(tt.want, cfg.TeardownTypes(statusWith(tt.states))); diff != "" {
+			cfg := &supervise.Config{Layout: l, CleanPodPolicy: tt.policy}
+			if diff := cmp.Diff(tt.want, cfg.TeardownTypes(in(tt.states, ok, bad), tt.self)); diff != "" {
 				t.Errorf("TeardownTypes (-want +got):\n%s", diff)
 			}
 		})
@@ -118,6 +117,31 @@ func TestIsMaster(t *testing.T) {
 		cfg := &supervise.Config{Layout: roles(tc.layout), Self: tc.self}
 		if got := cfg.IsMaster(); got != tc.want {
 			t.Errorf("%s as %s: IsMaster = %v, want %v", tc.layout, tc.self, got, tc.want)
+		}
+	}
+}
+
+func TestKeeper(t *testing.T) {
+	for _, tc := range []struct {
+		layout  string
+		success string
+		want    supervise.Ref
+	}{
+		{"chief:1:1,ps:1:1,worker:2:1", "", supervise.Ref{Type: "chief"}},
+		{"master:1:1,worker:2:1", "", supervise.Ref{Type: "master"}},
+		{"ps:1:1,worker:2:1", "", supervise.Ref{Type: "worker"}},
+		{"chief:1:1,worker:2:1", "worker-1", supervise.Ref{Type: "worker", Index: 1}},
+		{"scheduler:1:1,server:1:1,worker:2:1", "", supervise.Ref{Type: "scheduler"}},
+		{"tuner:2:1,tunerserver:1:1", "", supervise.Ref{Type: "tuner"}},
+		{"evaluator:1:1,ps:1:1", "", supervise.Ref{Type: "evaluator"}},
+	} {
+		cfg := &supervise.Config{Layout: roles(tc.layout)}
+		if tc.success != "" {
+			ref, _ := supervise.ParseRef(tc.success)
+			cfg.SuccessReplica = &ref
+		}
+		if got := cfg.Keeper(); got != tc.want {
+			t.Errorf("%s: Keeper = %s, want %s", tc.layout, got, tc.want)
 		}
 	}
 }

@@ -1,170 +1,167 @@
 package supervise
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"time"
+	"slices"
 
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
-// storeTimeout bounds one record update (retried on conflicts and
-// transient errors), so that an unreachable API server delays a restart by
-// at most this long; supervision then goes on with local counts.
-const storeTimeout = time.Minute
-
-// flushTimeout bounds the wait for reports to be delivered.
-const flushTimeout = 10 * time.Second
-
-// replica is what both drivers share: this replica's entry in the record,
-// and the decisions that follow each exit.
+// replica is one replica's own state machine: its record, which only it
+// writes (on its pod), and the job's status as last seen. Both drivers,
+// Supervisor and Watcher, tell it what happened and carry out what it
+// decides; it decides from nothing else, so it is tested without
+// processes or an API server.
 type replica struct {
 	cfg   *Config
-	store record.Store
 	rep   Reporter
-	td    Teardown
 	clock Clock
-
-	last     *record.Status // the last status read or written
-	restarts int32          // this replica's restarts, from the record
-	start    time.Time      // the job's start time, from the record
+	rec record.Replica // as last reported
+	job *record.Status // as last seen; nil before the first
 }
 
-// update applies mutate to the record. When the store fails, supervision
-// goes on: mutate is applied to the last status known, and logged.
-func (r *replica) update(ctx context.Context, mutate func(*record.Status) error) *record.Status {
-	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
-	defer cancel()
-	s, err := r.store.Update(ctx, mutate)
-	if err != nil {
-		r.cfg.Logf("%v; going on with the status known locally", err)
-		s = r.last.DeepCopy()
-		if s == nil {
-			s = &record.Status{}
-		}
-		if err := mutate(s); err != nil && !errors.Is(err, record.ErrNoChange) {
-			r.cfg.Logf("update job status: %v", err)
-		}
-		s.Recount()
-	}
-	r.last = s
-	if s.StartTime != nil {
-		r.start = s.StartTime.Time
-	}
-	if e := s.Lookup(r.cfg.Self.Type, r.cfg.Self.Index); e != nil {
-		r.restarts = e.Restarts
-	}
-	return s
-}
-
-// begin records the replica as running, and returns why it must idle
-// instead ("" when it may train): the job has ended, or this replica has
-// already succeeded.
-func (r *replica) begin(ctx context.Context) string {
-	now := r.clock.Now()
+// hold says why the replica must not train now ("" when it may), and
+// whether that is final: the job ended or the replica finished, as
+// opposed to a job suspended for now.
+func (r *replica) hold() (why string, final bool) {
 	self := r.cfg.Self
-	var why string
-	r.update(ctx, func(s *record.Status) error {
-		why = ""
-		switch e := s.Lookup(self.Type, self.Index); {
-		case s.Ended():
-			why = "the job has already ended (" + endReason(s) + ")"
-		case e != nil && e.State == record.StateSucceeded:
-			why = "replica " + self.String() + " has already succeeded"
-		}
-		if why != "" {
-			return record.ErrNoChange
-		}
-		s.Start(now)
-		r.markRunning(s, now)
-		return nil
-	})
-	if why == "" {
-		r.rep.Report(Report{State: string(record.StateRunning), Restarts: r.restarts, Reason: "Started"})
+	switch {
+	case r.job.Ended():
+		return "the job has ended (" + endReason(r.job) + ")", true
+	case r.rec.State == record.StateSucceeded || r.job.HasSucceeded(self.Type, self.Index):
+		return "replica " + self.String() + " has already succeeded", true
+	case r.rec.State == record.StateFailed:
+		return "replica " + self.String() + " has failed", true
+	case r.pastDeadline():
+		return "the job ran past its active deadline", true
+	case r.job.IsTrue(record.JobSuspended):
+		return "the job is suspended", false
 	}
-	return why
+	return "", false
 }
 
-func (r *replica) markRunning(s *record.Status, now time.Time) {
-	e := s.Replica(r.cfg.Self.Type, r.cfg.Self.Index)
-	e.State, e.Reason, e.UpdateTime = record.StateRunning, "Started", metaTime(now)
-	s.SetCondition(record.JobRunning, "JobRunning", "replica "+r.cfg.Self.String()+" is running", now)
-}
-
-// running records that the training process runs again after a restart.
-func (r *replica) running(ctx context.Context) {
-	now := r.clock.Now()
-	r.update(ctx, func(s *record.Status) error {
-		if e := s.Lookup(r.cfg.Self.Type, r.cfg.Self.Index); s.Ended() || (e != nil && e.State == record.StateRunning) {
-			return record.ErrNoChange
-		}
-		r.markRunning(s, now)
-		return nil
-	})
-	r.rep.Report(Report{State: string(record.StateRunning), Restarts: r.restarts, ExitCode: r.lastExitCode(), Reason: "Restarted"})
-}
-
-// stopped records that the training process was stopped from outside
-// (SIGTERM: its pod is going away), and returns the final result.
-func (r *replica) stopped(ctx context.Context, ex Exit) Result {
-	now := r.clock.Now()
-	code := int32(ex.Code)
-	r.update(ctx, func(s *record.Status) error {
-		if s.Ended() {
-			return record.ErrNoChange
-		}
-		e := s.Replica(r.cfg.Self.Type, r.cfg.Self.Index)
-		e.State, e.Reason, e.LastExitCode, e.UpdateTime = record.StateStopped, "Terminated", &code, metaTime(now)
-		return nil
-	})
-	note := fmt.Sprintf("replica %s stopped from outside (exit code %d)", r.cfg.Self, ex.Code)
-	r.rep.Report(Report{State: string(record.StateStopped), Restarts: r.restarts, ExitCode: &code, Reason: "Terminated",
-		Events: []Event{{Type: "Normal", Reason: ReasonReplicaStopped, Action: "Stop", Note: note}}})
-	r.flush(ctx)
-	return Result{ExitCode: ex.Code, Reason: string(record.StateStopped), Restarts: r.restarts}
-}
-
-// pastDeadline reports whether the job's active deadline has passed.
+// pastDeadline reports whether the job's active deadline, counted from
+// its recorded start, has passed (the keeper then fails the job).
 func (r *replica) pastDeadline() bool {
-	return r.cfg.ActiveDeadline > 0 && !r.clock.Now().Before(r.start.Add(r.cfg.ActiveDeadline))
+	d := r.cfg.ActiveDeadline
+	return d > 0 && r.job.StartTime != nil && !r.clock.Now().Before(r.job.StartTime.Add(d))
 }
 
-// deadlineTimer fires at the job's active deadline; nil when there is none.
-func (r *replica) deadlineTimer() <-chan time.Time {
-	if r.cfg.ActiveDeadline <= 0 {
-		return nil
-	}
-	return r.clock.After(max(r.start.Add(r.cfg.ActiveDeadline).Sub(r.clock.Now()), 0))
-}
-
-func (r *replica) lastExitCode() *int32 {
-	if r.last == nil {
-		return nil
-	}
-	if e := r.last.Lookup(r.cfg.Self.Type, r.cfg.Self.Index); e != nil {
-		return e.LastExitCode
-	}
-	return nil
-}
-
-// state is this replica's state in the last status known.
-func (r *replica) state() string {
-	if r.last != nil {
-		if e := r.last.Lookup(r.cfg.Self.Type, r.cfg.Self.Index); e != nil {
-			return string(e.State)
-		}
+// stopFor says why a running training process must stop now: the job
+// ended and its clean pod policy stops this type, or the job is
+// suspended; "" when it goes on.
+func (r *replica) stopFor() string {
+	switch {
+	case r.job.Ended() && slices.Contains(r.job.Stop, r.cfg.Self.Type):
+		return ReasonJobEnded
+	case !r.job.Ended() && r.job.IsTrue(record.JobSuspended):
+		return ReasonSuspended
 	}
 	return ""
 }
 
-// flush delivers the queued reports, waiting at most a few seconds.
-func (r *replica) flush(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
-	defer cancel()
-	if err := r.rep.Flush(ctx); err != nil {
-		r.cfg.Logf("deliver reports: %v", err)
+// granted reports whether the replica may restart: there is no
+// backoffLimit, or the keeper granted its next restart.
+func (r *replica) granted() bool {
+	return r.cfg.BackoffLimit == nil || r.job.RestartGrants[r.cfg.Self.String()] > r.rec.Restarts
+}
+
+// report publishes the record with events.
+func (r *replica) report(events ...Event) {
+	r.rep.Report(Report{Replica: r.rec, Events: events})
+}
+
+// running records that the training process runs, again after a restart.
+func (r *replica) running(restart bool) {
+	r.rec.State, r.rec.Reason, r.rec.Message = record.StateRunning, "Started", ""
+	if restart {
+		r.rec.Restarts++
+		r.rec.Reason = "Restarted"
 	}
+	r.report()
+}
+
+// idle records that the replica does not train, and why.
+func (r *replica) idle(why string) {
+	r.cfg.Logf("not training: %s; idle until stopped", why)
+	r.rec.State, r.rec.Reason = record.StateIdle, ReasonReplicaIdle
+	r.report(Event{Type: "Normal", Reason: ReasonReplicaIdle, Action: "Idle", Note: "not training: " + why})
+}
+
+// exited records exit ex of the training process and decides what
+// follows: a restart (true), or the end of this run of it. stopped, when
+// not empty, says why the supervisor stopped the process: it is then
+// Stopped whatever its exit code. A process that ends by itself after the
+// job ended is not restarted, and is Succeeded or Failed by its code.
+func (r *replica) exited(ex Exit, stopped string) (restart bool) {
+	self, pol := r.cfg.Self, &r.cfg.Policy
+	code := int32(ex.Code)
+	r.rec.LastExitCode, r.rec.Reason, r.rec.Message = &code, ex.Reason, ""
+	events := []Event{{Type: "Normal", Reason: ReasonReplicaExited, Action: "Exit",
+		Note: fmt.Sprintf("replica %s exited with code %d (%s)", self, ex.Code, ex.Reason)}}
+	if ex.Code != 0 {
+		events[0].Type = "Warning"
+	}
+	fail := func(reason, note string) {
+		r.rec.State, r.rec.Reason, r.rec.Message = record.StateFailed, reason, note
+		events = append(events, Event{Type: "Warning", Reason: ReasonReplicaFailed, Action: "Fail", Note: note})
+	}
+	switch {
+	case stopped != "":
+		r.rec.State, r.rec.Reason = record.StateStopped, stopped
+		events = append(events, Event{Type: "Normal", Reason: ReasonReplicaStopped, Action: "Stop",
+			Note: fmt.Sprintf("replica %s stopped (%s), exit code %d", self, stopped, ex.Code)})
+	case r.job.Ended() && ex.Code == 0:
+		r.rec.State = record.StateSucceeded
+	case r.job.Ended():
+		fail(ex.Reason, fmt.Sprintf("replica %s exited with code %d after the job ended", self, ex.Code))
+	case pol.ShouldRestart(ex.Code) && pol.MaxRestarts != nil && r.rec.Restarts >= *pol.MaxRestarts:
+		fail(ReasonMaxRestartsExceeded, fmt.Sprintf("replica %s exited with code %d and has used its %d restarts (%s)",
+			self, ex.Code, *pol.MaxRestarts, ReasonMaxRestartsExceeded))
+	case pol.ShouldRestart(ex.Code):
+		r.rec.State, restart = record.StateRestarting, true
+		events = append(events, Event{Type: "Normal", Reason: ReasonReplicaRestarting, Action: "Restart",
+			Note: fmt.Sprintf("replica %s restarts after exit code %d (restart %d)", self, ex.Code, r.rec.Restarts+1)})
+	case ex.Code == 0:
+		r.rec.State = record.StateSucceeded
+	default:
+		fail(ex.Reason, fmt.Sprintf("replica %s exited with code %d, which its restart policy %s does not retry", self, ex.Code, pol.Restart))
+	}
+	r.report(events...)
+	return restart
+}
+
+// noRestart records that a replica waiting to restart will not, because
+// the job ended or was suspended meanwhile.
+func (r *replica) noRestart(why string) {
+	r.rec.State, r.rec.Reason = record.StateStopped, why
+	r.report(Event{Type: "Normal", Reason: ReasonReplicaStopped, Action: "Stop",
+		Note: fmt.Sprintf("replica %s does not restart (%s)", r.cfg.Self, why)})
+}
+
+// refused records that the restart the replica waited for will not come:
+// the job failed at its backoff limit.
+func (r *replica) refused() {
+	note := fmt.Sprintf("replica %s cannot restart: the job has used its backoff limit of %d restarts", r.cfg.Self, *r.cfg.BackoffLimit)
+	r.rec.State, r.rec.Reason, r.rec.Message = record.StateFailed, ReasonBackoffLimitExceeded, note
+	r.report(Event{Type: "Warning", Reason: ReasonReplicaFailed, Action: "Fail", Note: note})
+}
+
+// deniedRestart reports whether the job ended because its backoff limit
+// was used up before this replica, waiting to restart, was granted one.
+func (r *replica) deniedRestart() bool {
+	c := r.job.Condition(record.JobFailed)
+	return c != nil && c.Status == record.ConditionTrue && c.Reason == ReasonBackoffLimitExceeded && !r.granted()
+}
+
+// result is how supervision ended, as the supervisor's exit code and
+// termination message give it.
+func (r *replica) result() Result {
+	res := Result{State: r.rec.State, Reason: r.rec.Reason, Restarts: r.rec.Restarts}
+	if r.rec.LastExitCode != nil && r.rec.State != record.StateIdle {
+		res.ExitCode = int(*r.rec.LastExitCode)
+	}
+	return res
 }
 
 func endReason(s *record.Status) string {

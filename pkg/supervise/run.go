@@ -13,17 +13,20 @@ import (
 
 // Supervisor runs one replica's training process in wrap mode: it starts
 // the process, forwards signals to its process group, restarts it by the
-// replica's policy, and does everything that follows an exit.
+// replica's policy (under backoffLimit, once the keeper grants it), stops
+// it when the job ends or is suspended, and reports each change on the
+// replica's pod.
 type Supervisor struct {
 	// Config of the replica; Validate must have accepted it.
 	Config *Config
 	// Runner starts the training process.
 	Runner Runner
-	// Store holds the job's status.
+	// Store holds the job's status, which the Supervisor follows.
 	Store record.Store
-	// Reporter publishes state changes and Events.
+	// Reporter publishes the replica's record and Events.
 	Reporter Reporter
-	// Teardown stops replicas when the job ends; nil stops nothing.
+	// Teardown stops replicas once the job's TTL after finishing has
+	// passed; nil stops nothing.
 	Teardown Teardown
 	// Clock; nil is the system clock.
 	Clock Clock
@@ -31,64 +34,277 @@ type Supervisor struct {
 	// process group. SIGTERM and SIGINT also stop supervision: the group
 	// gets the grace period, then SIGKILL. Nil: no signals.
 	Signals <-chan os.Signal
+	// Previous is the replica's record as its pod carries it, left by an
+	// earlier supervisor in the same pod (its container restarted); nil
+	// when there is none.
+	Previous *record.Replica
+	// Linger keeps the supervisor, once the replica is done, idle until
+	// it is stopped, instead of returning: in a pod, whose container the
+	// kubelet would start again, and beside the job's keeper.
+	Linger bool
 }
 
-func (s *Supervisor) replica() *replica {
-	clock := s.Clock
-	if clock == nil {
-		clock = RealClock{}
-	}
-	return &replica{cfg: s.Config, store: s.Store, rep: s.Reporter, td: s.Teardown, clock: clock}
+// wrap is one run of a Supervisor.
+type wrap struct {
+	*Supervisor
+	r     *replica
+	clock Clock
+	cmd   Command
+
+	proc      Process          // the training process, while it runs
+	stopping  string           // why proc is being stopped, if it is
+	kill      <-chan time.Time // SIGKILL once the grace period is over
+	waiting   bool             // to restart, after backoff and grant
+	backedOff bool             // the backoff before the restart is over
+	backoff   <-chan time.Time
+	runs      int       // consecutive restarts, for the backoff
+	started   time.Time // of the last run
+	done      bool      // the replica will not train again here
+	ttl       <-chan time.Time
+	ttlArmed  bool
 }
 
-// Run supervises cmd until this replica is done, and returns how it ended:
-// the last exit code (the supervisor's own exit code), or 0 when the
-// replica idles because its work was already done. Cancelling ctx stops
-// the training process like SIGTERM.
+// Run supervises cmd until this replica is done (or, with Linger, until
+// it is stopped), and returns how it ended: the last exit code (the
+// supervisor's own exit code), or 0 when the replica idles because its
+// work was done before it started. Cancelling ctx stops the training
+// process like SIGTERM.
 func (s *Supervisor) Run(ctx context.Context, cmd Command) Result {
-	r := s.replica()
-	if why := r.begin(ctx); why != "" {
-		return r.idle(ctx, why, s.Signals)
+	w := &wrap{Supervisor: s, clock: s.Clock, cmd: cmd}
+	if w.clock == nil {
+		w.clock = RealClock{}
 	}
-	consecutive := 0
-	for attempt := 0; ; attempt++ {
-		if r.pastDeadline() {
-			o := r.endByDeadline(ctx)
-			r.finish(ctx, o)
-			code := 1
-			if c := r.lastExitCode(); c != nil {
-				code = int(*c)
-			}
-			return Result{ExitCode: code, Reason: ReasonDeadlineExceeded, Restarts: r.restarts}
+	w.r = &replica{cfg: s.Config, rep: s.Reporter, clock: w.clock}
+	if s.Previous != nil {
+		w.r.rec = *s.Previous
+	}
+	// The job's status is followed until Run returns, also while the
+	// process is being stopped after ctx ended.
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	jobs := s.Store.Watch(wctx)
+	done := ctx.Done()
+	// An earlier supervisor in this pod was about to restart the process.
+	w.waiting, w.backedOff = w.r.rec.State == record.StateRestarting, true
+	for {
+		if w.r.job != nil {
+			w.step()
 		}
-		started := r.clock.Now()
-		var ex Exit
-		p, err := s.Runner.Start(cmd)
-		if err != nil {
-			ex = startFailure(err)
-			r.cfg.Logf("%v", err)
+		if w.done && !s.Linger && w.proc == nil {
+			return w.finish(ctx)
+		}
+		select {
+		case st := <-jobs:
+			w.r.job = st
+		case <-w.exited():
+			if w.onExit() {
+				return w.finish(ctx)
+			}
+		case <-w.backoff:
+			w.backoff, w.backedOff = nil, true
+		case <-w.kill:
+			w.kill = nil
+			w.Config.Logf("grace period over: SIGKILL to process group %d", w.proc.Pid())
+			_ = w.proc.Kill()
+		case <-w.ttl:
+			w.ttl = nil
+			w.expire(ctx)
+		case sig := <-s.Signals:
+			if !isStop(sig) {
+				w.forward(sig)
+			} else if w.stop(fmt.Sprintf("got %v", sig)) {
+				return w.finish(ctx)
+			}
+		case <-done:
+			done = nil
+			if w.stop("stopping") {
+				return w.finish(ctx)
+			}
+		}
+	}
+}
+
+// step does what the replica's state and the job's status call for.
+func (w *wrap) step() {
+	r := w.r
+	switch {
+	case w.proc != nil:
+		if why := r.stopFor(); why != "" && w.stopping == "" {
+			w.terminate(why)
+		}
+	case w.waiting:
+		if why, final := r.hold(); why != "" {
+			w.waiting, w.done = false, final
+			switch {
+			case !final:
+				r.noRestart(ReasonSuspended)
+			case r.deniedRestart():
+				r.refused()
+			default:
+				r.noRestart(ReasonJobEnded)
+			}
+		} else if w.backedOff && r.granted() {
+			w.waiting = false
+			w.start(true)
+		}
+	case !w.done:
+		why, final := r.hold()
+		switch {
+		case why == "":
+			w.start(r.rec.State == record.StateRestarting)
+		case final:
+			r.idle(why)
+			w.done = true
+		}
+	}
+	w.armTTL()
+}
+
+// start starts the training process; a process that cannot be started
+// counts as one that exited at once (127 or 126).
+func (w *wrap) start(restart bool) {
+	w.started = w.clock.Now()
+	p, err := w.Runner.Start(w.cmd)
+	if err != nil {
+		w.Config.Logf("%v", err)
+		w.r.running(restart)
+		w.after(w.r.exited(startFailure(err), ""))
+		return
+	}
+	w.proc = p
+	w.r.running(restart)
+}
+
+func (w *wrap) exited() <-chan struct{} {
+	if w.proc == nil {
+		return nil
+	}
+	return w.proc.Done()
+}
+
+// onExit handles the training process's exit, and reports whether the
+// supervisor must return: it was stopped by a signal.
+func (w *wrap) onExit() bool {
+	ex, why := w.proc.Exit(), w.stopping
+	w.proc, w.stopping, w.kill = nil, "", nil
+	restart := w.r.exited(ex, why)
+	switch why {
+	case ReasonTerminated:
+		return true
+	case ReasonJobEnded:
+		w.done = true
+	case ReasonSuspended:
+	default:
+		w.after(restart)
+	}
+	return false
+}
+
+// after goes on from an exit: to the wait before a restart, or done.
+func (w *wrap) after(restart bool) {
+	if !restart {
+		w.done = true
+		return
+	}
+	if w.clock.Now().Sub(w.started) >= ResetAfter {
+		w.runs = 0
+	}
+	w.runs++
+	w.waiting, w.backedOff, w.backoff = true, true, nil
+	if d := w.Config.Policy.Backoff.Delay(w.runs); d > 0 {
+		w.backedOff, w.backoff = false, w.clock.After(d)
+	}
+}
+
+// stopLog says why the training process is stopped, by the reason.
+var stopLog = map[string]string{ReasonJobEnded: "the job has ended", ReasonSuspended: "the job is suspended", ReasonTerminated: "stopping"}
+
+// terminate sends SIGTERM to the process group, and SIGKILL after the
+// grace period; why is the reason of the replica's Stopped state.
+func (w *wrap) terminate(why string) {
+	w.stopping = why
+	w.Config.Logf("%s: SIGTERM to process group %d, SIGKILL after %v", stopLog[why], w.proc.Pid(), w.Config.GracePeriod)
+	if err := w.proc.Signal(syscall.SIGTERM); err != nil {
+		w.Config.Logf("signal process group %d: %v", w.proc.Pid(), err)
+	}
+	if w.kill == nil {
+		w.kill = w.clock.After(w.Config.GracePeriod)
+	}
+}
+
+// stop stops supervision (SIGTERM, or ctx ended): the process, if any,
+// is terminated and Run returns once it exited; otherwise at once (true).
+func (w *wrap) stop(why string) bool {
+	if w.proc != nil {
+		if w.stopping != ReasonTerminated {
+			w.Config.Logf("%s", why)
+			w.terminate(ReasonTerminated)
+		}
+		return false
+	}
+	if w.waiting {
+		// The job may have failed for want of this restart: its status
+		// says, if the watch has not yet.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		if s, err := w.Store.Get(ctx); err == nil {
+			w.r.job = s
+		}
+		cancel()
+		w.waiting = false
+		if w.r.deniedRestart() {
+			w.r.refused()
 		} else {
-			if attempt > 0 {
-				r.running(ctx)
-			}
-			var stopped bool
-			if ex, stopped = s.wait(ctx, r, p); stopped {
-				return r.stopped(ctx, ex)
-			}
-		}
-		o := r.exited(ctx, ex, "")
-		if !o.restart {
-			r.finish(ctx, o)
-			return Result{ExitCode: ex.Code, Reason: o.reason, Restarts: r.restarts}
-		}
-		if r.clock.Now().Sub(started) >= ResetAfter {
-			consecutive = 0
-		}
-		consecutive++
-		if !s.sleep(ctx, r, s.Config.Policy.Backoff.Delay(consecutive)) {
-			return r.stopped(ctx, ex)
+			w.r.noRestart(ReasonTerminated)
 		}
 	}
+	return true
+}
+
+func (w *wrap) forward(sig os.Signal) {
+	if w.proc == nil {
+		return // no process to forward it to
+	}
+	if err := w.proc.Signal(sig); err != nil {
+		w.Config.Logf("forward %v to process group %d: %v", sig, w.proc.Pid(), err)
+	}
+}
+
+// finish delivers the reports and returns the result.
+func (w *wrap) finish(ctx context.Context) Result {
+	flush(ctx, w.Config, w.Reporter)
+	return w.r.result()
+}
+
+// armTTL sets the TTL timer once the job has ended, if this replica is the
+// one to stop every replica when the TTL has passed.
+func (w *wrap) armTTL() {
+	if !w.ttlArmed {
+		w.ttl, w.ttlArmed = ttlTimer(w.Config, w.r.job, w.clock)
+	}
+}
+
+func (w *wrap) expire(ctx context.Context) {
+	expireTTL(ctx, w.Config, w.Reporter, w.Teardown)
+}
+
+// ttlTimer fires when the ended job's TTL after finishing has passed, if
+// cfg's replica is the one to act on it; armed reports whether a timer
+// was set.
+func ttlTimer(cfg *Config, s *record.Status, clock Clock) (fire <-chan time.Time, armed bool) {
+	if cfg.TTLAfterFinished == nil || s == nil || !s.Ended() || s.CompletionTime == nil || len(cfg.Layout.Roles) == 0 {
+		return nil, false
+	}
+	if ref, ok := cfg.ttlRunner(s); !ok || ref != cfg.Self {
+		return nil, true
+	}
+	at := s.CompletionTime.Add(*cfg.TTLAfterFinished)
+	return clock.After(max(at.Sub(clock.Now()), 0)), true
+}
+
+// expireTTL stops every replica of the job.
+func expireTTL(ctx context.Context, cfg *Config, rep Reporter, td Teardown) {
+	rep.Report(Report{Events: []Event{{Type: "Normal", Reason: ReasonTTLExpired, Action: "Teardown", Note: "the job's TTL after finishing has passed"}}})
+	stopTypes(ctx, cfg, rep, td, cfg.Types(cfg.Self.Type), "TTL after finished")
 }
 
 func startFailure(err error) Exit {
@@ -99,66 +315,6 @@ func startFailure(err error) Exit {
 	return Exit{Code: 126, Reason: "CommandNotExecutable", Message: err.Error()}
 }
 
-// wait forwards signals to p's group until p exits. It reports whether a
-// stop signal (or the end of ctx) came: then the group got SIGTERM and,
-// after the grace period, SIGKILL. At the job's active deadline the group
-// is stopped the same way, but that is not a stop from outside.
-func (s *Supervisor) wait(ctx context.Context, r *replica, p Process) (Exit, bool) {
-	var kill <-chan time.Time
-	stopped := false
-	done := ctx.Done()
-	deadline := r.deadlineTimer()
-	terminate := func(why string) {
-		r.cfg.Logf("%s: SIGTERM to process group %d, SIGKILL after %v", why, p.Pid(), r.cfg.GracePeriod)
-		if err := p.Signal(syscall.SIGTERM); err != nil {
-			r.cfg.Logf("signal process group %d: %v", p.Pid(), err)
-		}
-		if kill == nil {
-			kill = r.clock.After(r.cfg.GracePeriod)
-		}
-	}
-	for {
-		select {
-		case <-p.Done():
-			return p.Exit(), stopped
-		case sig := <-s.Signals:
-			if isStop(sig) {
-				stopped = true
-				terminate(fmt.Sprintf("got %v", sig))
-			} else if err := p.Signal(sig); err != nil {
-				r.cfg.Logf("forward %v to process group %d: %v", sig, p.Pid(), err)
-			}
-		case <-done:
-			done, stopped = nil, true
-			terminate("stopping")
-		case <-deadline:
-			deadline = nil
-			terminate("active deadline exceeded")
-		case <-kill:
-			kill = nil
-			r.cfg.Logf("grace period over: SIGKILL to process group %d", p.Pid())
-			_ = p.Kill()
-		}
-	}
-}
-
-// sleep waits d, or until a stop signal or the end of ctx (false).
-// Other signals are dropped: there is no process to forward them to.
-func (s *Supervisor) sleep(ctx context.Context, r *replica, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := r.clock.After(d)
-	for {
-		select {
-		case <-t:
-			return true
-		case <-ctx.Done():
-			return false
-		case sig := <-s.Signals:
-			if isStop(sig) {
-				return false
-			}
-		}
-	}
-}
+// isStop reports whether sig asks the supervisor to stop: SIGTERM (the pod
+// is going away) or SIGINT.
+func isStop(sig os.Signal) bool { return sig == syscall.SIGTERM || sig == syscall.SIGINT }

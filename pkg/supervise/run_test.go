@@ -1,7 +1,6 @@
 package supervise_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,46 +14,46 @@ import (
 
 func TestRestartPolicies(t *testing.T) {
 	tests := []struct {
-		name         string
-		policy       supervise.RestartPolicy
-		retryable    []int32
-		maxRestarts  *int32
-		backoffLimit *int32
-		codes        []string
-		wantRuns     int
-		wantCode     int
-		wantReason   string
-		wantRestarts int32
-		wantJob      record.ConditionType
-		wantEvents   []string
+		name          string
+		policy        supervise.RestartPolicy
+		retryable     []int32
+		maxRestarts   *int32
+		backoffLimit  *int32
+		codes         []string
+		wantRuns      int
+		want          supervise.Result
+		wantJob       record.ConditionType
+		wantEvents    []string // the replica's
+		wantJobEvents []string // the keeper's
 	}{
 		{name: "Never success", policy: supervise.Never, codes: []string{"0"},
-			wantRuns: 1, wantCode: 0, wantReason: "Completed", wantJob: record.JobSucceeded,
-			wantEvents: []string{"ReplicaExited", "JobSucceeded"}},
+			wantRuns: 1, want: supervise.Result{State: record.StateSucceeded, Reason: "Completed"}, wantJob: record.JobSucceeded,
+			wantEvents: []string{"ReplicaExited"}, wantJobEvents: []string{"JobSucceeded"}},
 		{name: "Never failure", policy: supervise.Never, codes: []string{"3", "0"},
-			wantRuns: 1, wantCode: 3, wantReason: "ReplicaFailed", wantJob: record.JobFailed,
-			wantEvents: []string{"ReplicaExited", "ReplicaFailed", "JobFailed"}},
+			wantRuns: 1, want: supervise.Result{ExitCode: 3, State: record.StateFailed, Reason: "Error"}, wantJob: record.JobFailed,
+			wantEvents: []string{"ReplicaExited", "ReplicaFailed"}, wantJobEvents: []string{"JobFailed"}},
 		{name: "Never signal death", policy: supervise.Never, codes: []string{"k9"},
-			wantRuns: 1, wantCode: 137, wantReason: "ReplicaFailed", wantJob: record.JobFailed},
+			wantRuns: 1, want: supervise.Result{ExitCode: 137, State: record.StateFailed, Reason: "Signaled"}, wantJob: record.JobFailed},
 		{name: "OnFailure until success", policy: supervise.OnFailure, codes: []string{"3", "k15", "0"},
-			wantRuns: 3, wantCode: 0, wantReason: "Completed", wantRestarts: 2, wantJob: record.JobSucceeded,
-			wantEvents: []string{"ReplicaExited", "ReplicaRestarting", "ReplicaExited", "ReplicaRestarting", "ReplicaExited", "JobSucceeded"}},
+			wantRuns: 3, want: supervise.Result{State: record.StateSucceeded, Reason: "Completed", Restarts: 2}, wantJob: record.JobSucceeded,
+			wantEvents: []string{"ReplicaExited", "ReplicaRestarting", "ReplicaExited", "ReplicaRestarting", "ReplicaExited"}, wantJobEvents: []string{"JobSucceeded"}},
 		{name: "OnFailure success first", policy: supervise.OnFailure, codes: []string{"0", "3"},
-			wantRuns: 1, wantCode: 0, wantReason: "Completed", wantJob: record.JobSucceeded},
+			wantRuns: 1, want: supervise.Result{State: record.StateSucceeded, Reason: "Completed"}, wantJob: record.JobSucceeded},
 		{name: "Always restarts failures, not a success", policy: supervise.Always, codes: []string{"3", "k9", "0", "3"},
-			wantRuns: 3, wantCode: 0, wantReason: "Completed", wantRestarts: 2, wantJob: record.JobSucceeded},
+			wantRuns: 3, want: supervise.Result{State: record.StateSucceeded, Reason: "Completed", Restarts: 2}, wantJob: record.JobSucceeded},
 		{name: "ExitCode signal retryable, 1-127 permanent", policy: supervise.ExitCode, codes: []string{"k9", "130", "255", "3", "0"},
-			wantRuns: 4, wantCode: 3, wantReason: "ReplicaFailed", wantRestarts: 3, wantJob: record.JobFailed},
+			wantRuns: 4, want: supervise.Result{ExitCode: 3, State: record.StateFailed, Reason: "Error", Restarts: 3}, wantJob: record.JobFailed},
 		{name: "ExitCode success", policy: supervise.ExitCode, codes: []string{"k15", "0"},
-			wantRuns: 2, wantCode: 0, wantReason: "Completed", wantRestarts: 1, wantJob: record.JobSucceeded},
+			wantRuns: 2, want: supervise.Result{State: record.StateSucceeded, Reason: "Completed", Restarts: 1}, wantJob: record.JobSucceeded},
 		{name: "ExitCode list replaces the rule", policy: supervise.ExitCode, retryable: []int32{3}, codes: []string{"3", "k9"},
-			wantRuns: 2, wantCode: 137, wantReason: "ReplicaFailed", wantRestarts: 1, wantJob: record.JobFailed},
+			wantRuns: 2, want: supervise.Result{ExitCode: 137, State: record.StateFailed, Reason: "Signaled", Restarts: 1}, wantJob: record.JobFailed},
 		{name: "per-replica limit", policy: supervise.OnFailure, maxRestarts: ptr[int32](1), codes: []string{"3", "4", "0"},
-			wantRuns: 2, wantCode: 4, wantReason: "ReplicaFailed", wantRestarts: 1, wantJob: record.JobFailed,
-			wantEvents: []string{"ReplicaExited", "ReplicaRestarting", "ReplicaExited", "ReplicaFailed", "JobFailed"}},
+			wantRuns: 2, want: supervise.Result{ExitCode: 4, State: record.StateFailed, Reason: "MaxRestartsExceeded", Restarts: 1}, wantJob: record.JobFailed,
+			wantEvents: []string{"ReplicaExited", "ReplicaRestarting", "ReplicaExited", "ReplicaFailed"}, wantJobEvents: []string{"JobFailed"}},
 		{name: "backoff limit", policy: supervise.OnFailure, backoffLimit: ptr[int32](2), codes: []string{"1", "2", "3", "0"},
-			wantRuns: 3, wantCode: 3, wantReason: "BackoffLimitExceeded", wantRestarts: 2, wantJob: record.JobFailed,
-			wantEvents: []string{"ReplicaExited", "ReplicaRestarting", "ReplicaExited", "ReplicaRestarting", "ReplicaExited", "BackoffLimitExceeded", "JobFailed"}},
+			wantRuns: 3, want: supervise.Result{ExitCode: 3, State: record.StateFailed, Reason: "BackoffLimitExceeded", Restarts: 2}, wantJob: record.JobFailed,
+			wantEvents:    []string{"ReplicaExited", "ReplicaRestarting", "ReplicaExited", "ReplicaRestarting", "ReplicaExited", "ReplicaRestarting", "ReplicaFailed"},
+			wantJobEvents: []string{"BackoffLimitExceeded", "JobFailed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,9 +61,8 @@ func TestRestartPolicies(t *testing.T) {
 			cfg.Policy.RetryableExitCodes, cfg.Policy.MaxRestarts, cfg.BackoffLimit = tt.retryable, tt.maxRestarts, tt.backoffLimit
 			f := newFixture(t, cfg, true)
 			sc := newScript(t)
-			res := f.supervisor().Run(context.Background(), sc.command(tt.codes...))
-			want := supervise.Result{ExitCode: tt.wantCode, Reason: tt.wantReason, Restarts: tt.wantRestarts}
-			if diff := cmp.Diff(want, res); diff != "" {
+			res := f.run(t, sc.command(tt.codes...))
+			if diff := cmp.Diff(tt.want, res); diff != "" {
 				t.Errorf("Result (-want +got):\n%s", diff)
 			}
 			if got := sc.runs(); got != tt.wantRuns {
@@ -74,15 +72,18 @@ func TestRestartPolicies(t *testing.T) {
 			if !s.IsTrue(tt.wantJob) {
 				t.Errorf("job conditions %+v, want %s", s.Conditions, tt.wantJob)
 			}
-			if s.Restarts != tt.wantRestarts {
-				t.Errorf("job restarts = %d, want %d", s.Restarts, tt.wantRestarts)
+			if s.Restarts != tt.want.Restarts {
+				t.Errorf("job restarts = %d, want %d", s.Restarts, tt.want.Restarts)
 			}
-			if e := s.Lookup("worker", 0); e == nil || e.LastExitCode == nil || int(*e.LastExitCode) != tt.wantCode {
-				t.Errorf("record entry %+v, want last exit code %d", e, tt.wantCode)
+			if e := f.replica(t); e.LastExitCode == nil || int(*e.LastExitCode) != tt.want.ExitCode || e.State != tt.want.State {
+				t.Errorf("the replica's record %+v, want state %s, last exit code %d", e, tt.want.State, tt.want.ExitCode)
 			}
 			if tt.wantEvents != nil {
 				if diff := cmp.Diff(tt.wantEvents, f.rep.events()); diff != "" {
-					t.Errorf("events (-want +got):\n%s", diff)
+					t.Errorf("the replica's events (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(tt.wantJobEvents, f.jobRep.events()); diff != "" {
+					t.Errorf("the keeper's events (-want +got):\n%s", diff)
 				}
 			}
 		})
@@ -107,12 +108,12 @@ func TestStartFailures(t *testing.T) {
 	} {
 		t.Run(tc.reason+" "+filepath.Base(tc.args[0]), func(t *testing.T) {
 			f := newFixture(t, config(supervise.Never), true)
-			res := f.supervisor().Run(context.Background(), supervise.Command{Args: tc.args})
-			if res.ExitCode != tc.code {
-				t.Errorf("exit code %d, want %d", res.ExitCode, tc.code)
+			res := f.run(t, supervise.Command{Args: tc.args})
+			if res.ExitCode != tc.code || res.Reason != tc.reason {
+				t.Errorf("Result %+v, want exit code %d, reason %s", res, tc.code, tc.reason)
 			}
-			if e := f.status(t).Lookup("worker", 0); e == nil || e.Reason != tc.reason {
-				t.Errorf("record entry %+v, want reason %s", e, tc.reason)
+			if e := f.replica(t); e.State != record.StateFailed {
+				t.Errorf("the replica's record %+v, want Failed", e)
 			}
 		})
 	}
@@ -123,7 +124,7 @@ func TestBackoff(t *testing.T) {
 	cfg.Policy.Backoff = supervise.Backoff{Initial: time.Second, Max: 3 * time.Second}
 	f := newFixture(t, cfg, true)
 	sc := newScript(t)
-	res := f.supervisor().Run(context.Background(), sc.command("1", "1", "1", "1", "1", "0"))
+	res := f.run(t, sc.command("1", "1", "1", "1", "1", "0"))
 	if res.ExitCode != 0 || res.Restarts != 5 {
 		t.Fatalf("Result %+v, want exit 0 after 5 restarts", res)
 	}

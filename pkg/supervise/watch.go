@@ -2,6 +2,9 @@ package supervise
 
 import (
 	"context"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/tfgen/tfgen/pkg/record"
 )
@@ -34,26 +37,48 @@ func (st ContainerStatus) exits() (exits []Exit, ids []string) {
 	return exits, ids
 }
 
+// exitID identifies an exit in sidecar mode: the pod's UID and the number
+// of restarts before the exit. exitAfter reports whether id comes after
+// prev (an exit of another pod always does).
+func exitID(podUID string, seq int32) string { return podUID + "/" + strconv.Itoa(int(seq)) }
+
+func exitAfter(id, prev string) bool {
+	pu, ps, ok1 := strings.Cut(prev, "/")
+	iu, is, ok2 := strings.Cut(id, "/")
+	if !ok1 || !ok2 || pu != iu {
+		return true
+	}
+	p, _ := strconv.Atoi(ps)
+	i, _ := strconv.Atoi(is)
+	return i > p
+}
+
 // Watcher follows one replica in sidecar mode: the kubelet runs and
 // restarts the training container; the Watcher learns each exit from the
-// container's status and does everything that follows it (record, outcome,
-// reports, teardown, deadline, backoffLimit). Each exit counts once, also
-// across restarts of the Watcher, by the pod's UID and the exit's place in
-// the kubelet's restart count.
+// container's status and records it on the pod as the Supervisor does
+// (the keeper counts restarts and decides the job from there). Each exit
+// counts once, also across restarts of the Watcher, by the pod's UID and
+// the exit's place in the kubelet's restart count. A sidecar cannot stop
+// the training container: when the job ends, the clean pod policy's
+// scale-down does.
 type Watcher struct {
 	// Config of the replica; Validate must have accepted it.
 	Config *Config
 	// Statuses delivers the training container's status whenever the
 	// pod changes; Run returns when it is closed.
 	Statuses <-chan ContainerStatus
-	// Store holds the job's status.
+	// Store holds the job's status, which the Watcher follows.
 	Store record.Store
-	// Reporter publishes state changes and Events.
+	// Reporter publishes the replica's record and Events.
 	Reporter Reporter
-	// Teardown stops replicas when the job ends; nil stops nothing.
+	// Teardown stops replicas once the job's TTL after finishing has
+	// passed; nil stops nothing.
 	Teardown Teardown
 	// Clock; nil is the system clock.
 	Clock Clock
+	// Previous is the replica's record as its pod carries it (an earlier
+	// Watcher's); nil when there is none.
+	Previous *record.Replica
 }
 
 // Run follows the replica until ctx ends (SIGTERM: the pod is going away);
@@ -64,50 +89,74 @@ func (w *Watcher) Run(ctx context.Context) Result {
 	if clock == nil {
 		clock = RealClock{}
 	}
-	r := &replica{cfg: w.Config, store: w.Store, rep: w.Reporter, td: w.Teardown, clock: clock}
-	if why := r.begin(ctx); why != "" {
-		return r.idle(ctx, why, nil)
+	r := &replica{cfg: w.Config, rep: w.Reporter, clock: clock}
+	if w.Previous != nil {
+		r.rec = *w.Previous
 	}
-	deadline := r.deadlineTimer()
-	running := int32(-1) // the restart count of the container last seen running
+	jobs := w.Store.Watch(ctx)
+	statuses := w.Statuses
+	done := false
+	var ttl <-chan time.Time
+	ttlArmed := false
 	for {
+		// The container's statuses are read once the job's status is known.
+		var follow <-chan ContainerStatus
+		if r.job != nil && !done {
+			follow = statuses
+		}
 		select {
 		case <-ctx.Done():
-			r.flush(ctx)
-			return Result{Reason: r.state(), Restarts: r.restarts, ExitCode: 0}
-		case <-deadline:
-			o := r.endByDeadline(ctx)
-			r.finish(ctx, o)
-			r.cfg.Logf("the training container cannot be stopped from a sidecar; the clean pod policy decides")
-			return r.idle(ctx, "the job ran past its active deadline", nil)
-		case st, ok := <-w.Statuses:
+			flush(ctx, w.Config, w.Reporter)
+			return r.result()
+		case st, ok := <-jobs:
+			if !ok { // only when ctx is done
+				jobs = nil
+				continue
+			}
+			first := r.job == nil
+			r.job = st
+			if why, final := r.hold(); first && final && !r.rec.State.Finished() {
+				r.idle(why)
+				done = true
+			}
+			if !ttlArmed {
+				ttl, ttlArmed = ttlTimer(w.Config, st, clock)
+			}
+		case <-ttl:
+			ttl = nil
+			expireTTL(ctx, w.Config, w.Reporter, w.Teardown)
+		case st, ok := <-follow:
 			if !ok { // only when ctx is done, in a pod
-				r.flush(ctx)
-				return Result{Reason: r.state(), Restarts: r.restarts}
+				statuses = nil
+				continue
 			}
-			exits, ids := st.exits()
-			for i, ex := range exits {
-				o := r.exited(ctx, ex, ids[i])
-				switch {
-				case o.duplicate || o.restart:
-					continue
-				case o.ended:
-					r.finish(ctx, o)
-					return r.idle(ctx, "the job has ended ("+endReason(o.status)+")", nil)
-				case o.status.Ended():
-					r.flush(ctx)
-					return r.idle(ctx, "the job has ended ("+endReason(o.status)+")", nil)
-				default:
-					r.flush(ctx)
-					return r.idle(ctx, "replica "+r.cfg.Self.String()+" has finished ("+o.reason+")", nil)
-				}
-			}
-			if st.Running && st.RestartCount > running {
-				if running >= 0 {
-					r.running(ctx)
-				}
-				running = st.RestartCount
-			}
+			done = w.follow(r, st)
 		}
 	}
+}
+
+// follow records what the container status st tells that is new: exits
+// not yet counted, and the container running again. It reports whether
+// the replica is done.
+func (w *Watcher) follow(r *replica, st ContainerStatus) bool {
+	exits, ids := st.exits()
+	for i, ex := range exits {
+		if !exitAfter(ids[i], r.rec.LastExitID) {
+			continue
+		}
+		r.rec.LastExitID = ids[i]
+		if !r.exited(ex, "") {
+			return true
+		}
+	}
+	if st.Running && st.Terminated == nil {
+		switch r.rec.State {
+		case record.StateRestarting:
+			r.running(true)
+		case record.StateRunning:
+		default:
+			r.running(false)
+		}
+	}
+	return false
 }

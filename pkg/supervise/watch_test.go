@@ -8,6 +8,7 @@ import (
 
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
+	"github.com/tfgen/tfgen/pkg/supervise/report"
 )
 
 func exit(code int) *supervise.Exit {
@@ -33,65 +34,74 @@ func kubelet(uid string, codes ...int) []supervise.ContainerStatus {
 	return out
 }
 
-func (f *fixture) watch(ctx context.Context, statuses []supervise.ContainerStatus) supervise.Result {
+// watch runs a Watcher in pod over statuses until the job's status
+// satisfies until (the test runs the keeper); prev is the pod's record
+// left by an earlier Watcher.
+func (f *fixture) watch(t *testing.T, pod string, prev *record.Replica, statuses []supervise.ContainerStatus, until func(*record.Status) bool) {
+	t.Helper()
 	ch := make(chan supervise.ContainerStatus, len(statuses))
 	for _, s := range statuses {
 		ch <- s
 	}
-	close(ch)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &supervise.Watcher{Config: f.cfg, Statuses: ch, Store: f.store, Reporter: report.Multi{f.rep, f.board.PodReporter(f.cfg.Self, pod)},
+		Teardown: f.td, Clock: f.clock, Previous: prev}
+	done := make(chan struct{})
 	go func() {
-		select {
-		case <-f.rep.idle():
-			cancel()
-		case <-ctx.Done():
-		}
+		defer close(done)
+		w.Run(ctx)
 	}()
-	w := &supervise.Watcher{Config: f.cfg, Statuses: ch, Store: f.store, Reporter: f.rep, Teardown: f.td, Clock: f.clock}
-	return w.Run(ctx)
+	waitStatus(t, f.store, "the job's status", until)
+	cancel()
+	<-done
 }
 
 func TestWatcherCountsEachExitOnce(t *testing.T) {
 	cfg := config(supervise.OnFailure)
 	cfg.Layout, cfg.Self, cfg.BackoffLimit = layout(), supervise.Ref{Type: "worker", Index: 1}, ptr[int32](2)
 	f := newFixture(t, cfg, true)
-	ctx := context.Background()
+	stop := f.keep(t)
 	sts := kubelet("pod-a", 1)
 	// The pod is seen again (a re-list) after each status: duplicates.
 	var replay []supervise.ContainerStatus
 	for _, s := range sts {
 		replay = append(replay, s, s)
 	}
-	f.watch(ctx, replay)
-	s := f.status(t)
-	if s.Restarts != 1 || s.Ended() {
-		t.Fatalf("after 1 exit: restarts %d, ended %v; want 1, false", s.Restarts, s.Ended())
+	f.watch(t, "pod-a", nil, replay, func(s *record.Status) bool { return s.Restarts == 1 })
+	if s := f.status(t); s.Ended() {
+		t.Fatalf("after 1 exit: %+v; want the job running", s)
 	}
 	// The Watcher restarts (its container did) and sees everything again,
 	// then two more exits: it still counts each once and hits the limit.
-	f.watch(ctx, append(replay, kubelet("pod-a", 1, 2, 3)...))
-	s = f.status(t)
+	prev := f.replica(t)
+	f.watch(t, "pod-a", &prev, append(replay, kubelet("pod-a", 1, 2, 3)...), (*record.Status).Ended)
+	stop() // the keeper is done with the teardown
+	s := f.status(t)
 	if s.Restarts != 2 {
 		t.Errorf("restarts %d, want 2", s.Restarts)
 	}
 	if c := s.Condition(record.JobFailed); c == nil || c.Reason != supervise.ReasonBackoffLimitExceeded {
 		t.Errorf("Failed condition %+v, want BackoffLimitExceeded", c)
 	}
-	if diff := cmp.Diff([][]string{{"chief", "ps", "worker"}}, f.td.calls); diff != "" {
+	if diff := cmp.Diff([][]string{{"ps", "worker", "chief"}}, f.td.calls); diff != "" {
 		t.Errorf("teardown (-want +got):\n%s", diff)
 	}
 }
 
+// TestWatcherNewPodCountsAgain: the restarts of a pod that is replaced
+// stay counted for the job; the new pod counts its own from zero.
 func TestWatcherNewPodCountsAgain(t *testing.T) {
 	cfg := config(supervise.ExitCode)
 	f := newFixture(t, cfg, true)
-	ctx := context.Background()
-	f.watch(ctx, kubelet("pod-a", 137, 0)[:3])
-	f.watch(ctx, kubelet("pod-b", 137, 0))
+	f.keep(t)
+	f.watch(t, "pod-a", nil, kubelet("pod-a", 137, 0)[:3], func(s *record.Status) bool { return s.Restarts == 1 })
+	f.watch(t, "pod-b", nil, kubelet("pod-b", 137, 0), func(s *record.Status) bool { return s.Ended() })
 	s := f.status(t)
-	if s.Restarts != 2 || !s.IsTrue(record.JobSucceeded) {
-		t.Errorf("restarts %d, conditions %+v: want 2 restarts and success", s.Restarts, s.Conditions)
+	if s.Restarts != 2 || s.RestartsOfGonePods != 1 || !s.IsTrue(record.JobSucceeded) {
+		t.Errorf("restarts %d (%d of gone pods), conditions %+v: want 2 (1) and success", s.Restarts, s.RestartsOfGonePods, s.Conditions)
+	}
+	if e := f.replica(t); e.Restarts != 1 || e.State != record.StateSucceeded {
+		t.Errorf("the new pod's record %+v, want Succeeded after 1 restart", e)
 	}
 }
 
@@ -99,14 +109,14 @@ func TestWatcherSuccess(t *testing.T) {
 	cfg := config(supervise.OnFailure)
 	cfg.Layout, cfg.Self = layout(), supervise.Ref{Type: "chief"}
 	f := newFixture(t, cfg, true)
-	ctx := context.Background()
-	res := f.watch(ctx, kubelet("pod-a", 0))
-	if res.ExitCode != 0 || res.Reason != "Idle" {
-		t.Errorf("Result %+v", res)
+	stop := f.keep(t)
+	f.watch(t, "pod-a", nil, kubelet("pod-a", 0), (*record.Status).Ended)
+	stop()
+	if diff := cmp.Diff([]string{"ReplicaExited"}, f.rep.events()); diff != "" {
+		t.Errorf("the replica's events (-want +got):\n%s", diff)
 	}
-	want := []string{"ReplicaExited", "JobSucceeded", "Teardown", "ReplicaIdle"}
-	if diff := cmp.Diff(want, f.rep.events()); diff != "" {
-		t.Errorf("events (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"JobSucceeded", "Teardown"}, f.jobRep.events()); diff != "" {
+		t.Errorf("the keeper's events (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([][]string{{"ps", "worker"}}, f.td.calls); diff != "" {
 		t.Errorf("teardown (-want +got):\n%s", diff)

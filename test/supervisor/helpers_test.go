@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -91,16 +92,24 @@ func newJob(t testing.TB, roles string, replicas map[string]int32) *job {
 }
 
 // pod creates pod name of the job, bound to a node, with the training
-// container and the tfsupervisor sidecar.
+// container and the tfsupervisor sidecar, and the labels a StatefulSet's
+// pods get.
 func (j *job) pod(name string) *corev1.Pod {
 	j.t.Helper()
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{NodeName: "node-1",
-		Containers: []corev1.Container{{Name: "tensorflow", Image: "tf"}, {Name: "tfsupervisor", Image: "sup"}}}}
-	p, err := j.cs.CoreV1().Pods(j.ns).Create(j.t.Context(), p, metav1.CreateOptions{})
+	p, err := j.cs.CoreV1().Pods(j.ns).Create(j.t.Context(), j.podObject(name), metav1.CreateOptions{})
 	if err != nil {
 		j.t.Fatal(err)
 	}
 	return p
+}
+
+func (j *job) podObject(name string) *corev1.Pod {
+	rest := strings.TrimPrefix(name, j.name+"-")
+	typ := rest[:strings.LastIndexByte(rest, '-')]
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name,
+		Labels: map[string]string{"training.kubeflow.org/job-name": j.name, "training.kubeflow.org/replica-type": typ}},
+		Spec: corev1.PodSpec{NodeName: "node-1",
+			Containers: []corev1.Container{{Name: "tensorflow", Image: "tf"}, {Name: "tfsupervisor", Image: "sup"}}}}
 }
 
 // supervisor returns tfsupervisor with args as pod's supervisor, talking
@@ -151,6 +160,130 @@ func (j *job) waitStatus(what string, cond func(*record.Status) bool) *record.St
 	}
 	j.t.Fatalf("waiting for %s: gave up; status %+v", what, j.status())
 	return nil
+}
+
+// waitStatusFor is waitStatus with a timeout of its own.
+func (j *job) waitStatusFor(d time.Duration, what string, cond func(*record.Status) bool) *record.Status {
+	j.t.Helper()
+	ctx, cancel := context.WithTimeout(j.t.Context(), d)
+	defer cancel()
+	for {
+		w, err := j.cs.CoreV1().ConfigMaps(j.ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", j.name).String()})
+		if err != nil {
+			j.t.Fatal(err)
+		}
+		for ev := range w.ResultChan() {
+			if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type != watch.Deleted {
+				if s, err := record.Parse(cm.Data); err == nil && cond(s) {
+					w.Stop()
+					return s
+				}
+			}
+		}
+		w.Stop()
+		if ctx.Err() != nil {
+			j.t.Fatalf("waiting for %s: gave up after %v; status %+v", what, d, j.status())
+		}
+	}
+}
+
+// record returns the replica's record on pod, as its supervisor wrote it.
+func (j *job) record(pod string) record.Replica {
+	j.t.Helper()
+	p, err := j.cs.CoreV1().Pods(j.ns).Get(j.t.Context(), pod, metav1.GetOptions{})
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	r, _ := record.ReplicaFromAnnotations(p.Annotations)
+	return r
+}
+
+// waitRecords watches the job's pods until cond holds for the records of
+// every pod named in pods (a minute at most, or d if longer).
+func (j *job) waitRecords(d time.Duration, what string, pods []string, cond func(record.Replica) bool) {
+	j.t.Helper()
+	ctx, cancel := context.WithTimeout(j.t.Context(), max(d, time.Minute))
+	defer cancel()
+	want := map[string]bool{}
+	for _, p := range pods {
+		want[p] = true
+	}
+	list, err := j.cs.CoreV1().Pods(j.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	check := func(p *corev1.Pod) {
+		if r, _ := record.ReplicaFromAnnotations(p.Annotations); want[p.Name] && cond(r) {
+			delete(want, p.Name)
+		}
+	}
+	for i := range list.Items {
+		check(&list.Items[i])
+	}
+	rv := list.ResourceVersion
+	for len(want) > 0 {
+		w, err := j.cs.CoreV1().Pods(j.ns).Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
+		if err != nil {
+			j.t.Fatalf("waiting for %s: %v; %d pods left", what, err, len(want))
+		}
+		for ev := range w.ResultChan() {
+			if p, ok := ev.Object.(*corev1.Pod); ok {
+				rv = p.ResourceVersion
+				check(p)
+				if len(want) == 0 {
+					break
+				}
+			}
+		}
+		w.Stop()
+		if ctx.Err() != nil && len(want) > 0 {
+			j.t.Fatalf("waiting for %s: gave up; %d pods left", what, len(want))
+		}
+	}
+}
+
+// proc is a running tfsupervisor.
+type proc struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	out    *lockedBuffer
+	done   chan struct{}
+	waited error
+}
+
+// start starts cmd; its stderr is kept.
+func start(t testing.TB, cmd *exec.Cmd) *proc {
+	t.Helper()
+	p := &proc{t: t, cmd: cmd, out: newLockedBuffer(), done: make(chan struct{})}
+	cmd.Stderr = p.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.waited = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() { p.kill() })
+	return p
+}
+
+// stop sends SIGTERM (in a pod: the pod is going away) and returns the
+// exit code.
+func (p *proc) stop() int {
+	p.t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(time.Minute):
+		p.t.Fatalf("tfsupervisor did not stop within a minute of SIGTERM:\n%s", p.out)
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// kill kills the supervisor (not its training process group).
+func (p *proc) kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
 }
 
 // replicas returns each StatefulSet's spec.replicas.

@@ -3,7 +3,6 @@ package supervisor
 import (
 	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,8 +13,8 @@ import (
 )
 
 // TestSupervisorRestartKeepsCounts: a supervisor dies mid-job (its
-// container restarts); the next one goes on from the counts in the record,
-// so --max-restarts holds across both.
+// container restarts); the next one goes on from the counts on its pod, so
+// --max-restarts holds across both.
 func TestSupervisorRestartKeepsCounts(t *testing.T) {
 	j := newJob(t, "worker:1:2222", map[string]int32{"worker": 1})
 	j.pod("j-worker-0")
@@ -27,17 +26,12 @@ func TestSupervisorRestartKeepsCounts(t *testing.T) {
 	script := `n=$(cat "$COUNT" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$COUNT"
 if [ $n -eq 2 ]; then echo $$ > "$READY"; while :; do sleep 1; done; fi
 exit 1`
-	start := func() (*lockedBuffer, *exec.Cmd) {
+	startOne := func() *proc {
 		cmd := j.supervisor("j-worker-0", j.cp.Kubeconfig(), "run", "--restart-policy", "OnFailure", "--max-restarts", "2", "--", "sh", "-c", script)
 		cmd.Env = append(cmd.Env, "COUNT="+count, "READY="+ready)
-		out := newLockedBuffer()
-		cmd.Stderr = out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return out, cmd
+		return start(t, cmd)
 	}
-	_, first := start()
+	first := startOne()
 	f, err := os.Open(ready)
 	if err != nil {
 		t.Fatal(err)
@@ -48,28 +42,29 @@ exit 1`
 	if err != nil {
 		t.Fatalf("pid %q: %v", line, err)
 	}
-	if s := j.status(); s.Lookup("worker", 0).Restarts != 1 {
-		t.Fatalf("before the crash: %+v", s.Lookup("worker", 0))
-	}
+	j.waitRecords(0, "the restart on the pod", []string{"j-worker-0"}, func(r record.Replica) bool {
+		return r.State == record.StateRunning && r.Restarts == 1
+	})
 	// The container dies: the supervisor and the training process group.
 	syscall.Kill(-pid, syscall.SIGKILL)
-	first.Process.Kill()
-	first.Wait()
+	first.kill()
 
-	out, second := start()
-	second.Wait()
-	if code := second.ProcessState.ExitCode(); code != 1 {
-		t.Errorf("exit code %d, want 1\n%s", code, out)
+	second := startOne()
+	s := j.waitStatus("the job to fail", (*record.Status).Ended)
+	if code := second.stop(); code != 1 {
+		t.Errorf("exit code %d, want 1\n%s", code, second.out)
 	}
 	b, _ := os.ReadFile(count)
 	if runs := strings.TrimSpace(string(b)); runs != "4" {
 		t.Errorf("the training process ran %s times, want 4 (2 restarts in all)", runs)
 	}
-	s := j.status()
-	if e := s.Lookup("worker", 0); e.Restarts != 2 || e.State != record.StateFailed {
-		t.Errorf("replica %+v, want Failed after 2 restarts", e)
+	if r := j.record("j-worker-0"); r.Restarts != 2 || r.State != record.StateFailed || r.Reason != "MaxRestartsExceeded" {
+		t.Errorf("replica %+v, want Failed after 2 restarts", r)
 	}
 	if c := s.Condition(record.JobFailed); c == nil || !strings.Contains(c.Message, "MaxRestartsExceeded") {
 		t.Errorf("Failed condition %+v", c)
+	}
+	if s.Restarts != 2 {
+		t.Errorf("job restarts %d, want 2", s.Restarts)
 	}
 }

@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"syscall"
 	"testing"
 	"time"
 
@@ -59,59 +58,35 @@ func TestSidecar(t *testing.T) {
 	j := newJob(t, "ps:1:2222,worker:1:2222", map[string]int32{"ps": 1, "worker": 1})
 	j.pod("j-worker-0")
 	k := &kubelet{j: j, pod: "j-worker-0"}
-	// watch starts a sidecar; stop sends it SIGTERM and returns its exit
-	// code, kill kills it.
-	watch := func() (stop func() int, kill func()) {
-		cmd := j.supervisor("j-worker-0", j.cp.Kubeconfig(), "watch", "--container", "tensorflow", "--restart-policy", "ExitCode", "--backoff-limit", "3")
-		out := newLockedBuffer()
-		cmd.Stderr = out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		waited := false
-		wait := func() {
-			if !waited {
-				waited = true
-				cmd.Wait()
-				t.Logf("sidecar output:\n%s", out)
-			}
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); wait() })
-		return func() int {
-				cmd.Process.Signal(syscall.SIGTERM)
-				wait()
-				return cmd.ProcessState.ExitCode()
-			}, func() {
-				cmd.Process.Kill()
-				wait()
-			}
+	watch := func() *proc {
+		return start(t, j.supervisor("j-worker-0", j.cp.Kubeconfig(), "watch", "--container", "tensorflow", "--restart-policy", "ExitCode", "--backoff-limit", "3"))
 	}
-	isRunning := func(s *record.Status) bool {
-		e := s.Lookup("worker", 0)
-		return e != nil && e.State == record.StateRunning
-	}
-	_, killFirst := watch()
-	j.waitStatus("the sidecar to start", isRunning)
+	pod := []string{"j-worker-0"}
+	first := watch()
 	k.set(0, running(), corev1.ContainerState{})
+	j.waitRecords(0, "the sidecar to see the container run", pod, func(r record.Replica) bool { return r.State == record.StateRunning })
 	k.set(0, terminated(137, 0), corev1.ContainerState{}) // OOM-killed: retryable
-	s := j.waitStatus("the exit to count", func(s *record.Status) bool { return s.Restarts == 1 })
-	if e := s.Lookup("worker", 0); e.State != record.StateRestarting || *e.LastExitCode != 137 {
-		t.Errorf("after exit 137: %+v", e)
+	j.waitStatus("the exit to count", func(s *record.Status) bool { return s.Restarts == 1 })
+	if r := j.record("j-worker-0"); r.State != record.StateRestarting || r.LastExitCode == nil || *r.LastExitCode != 137 {
+		t.Errorf("after exit 137: %+v", r)
 	}
 	k.set(1, running(), terminated(137, 0))
+	j.waitRecords(0, "the restart", pod, func(r record.Replica) bool { return r.State == record.StateRunning && r.Restarts == 1 })
 
 	// The sidecar's own container restarts: the new one reads the same
 	// exit from lastState and must not count it again.
-	killFirst()
-	stop, _ := watch()
-	j.waitStatus("the new sidecar to start", isRunning)
+	first.kill()
+	second := watch()
 	k.set(1, terminated(0, 1), terminated(137, 0))
-	s = j.waitStatus("the job to succeed", func(s *record.Status) bool { return s.IsTrue(record.JobSucceeded) })
+	s := j.waitStatus("the job to succeed", func(s *record.Status) bool { return s.IsTrue(record.JobSucceeded) })
 	if s.Restarts != 1 {
 		t.Errorf("restarts %d, want 1: an exit was counted twice", s.Restarts)
 	}
+	if r := j.record("j-worker-0"); r.State != record.StateSucceeded || r.Restarts != 1 {
+		t.Errorf("the replica's record %+v, want Succeeded after 1 restart", r)
+	}
 	j.waitReplicas(map[string]int32{"ps": 0, "worker": 1})
-	if code := stop(); code != 0 {
-		t.Errorf("sidecar exit code %d, want 0", code)
+	if code := second.stop(); code != 0 {
+		t.Errorf("sidecar exit code %d, want 0\n%s", code, second.out)
 	}
 }

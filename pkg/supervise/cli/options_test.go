@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tfgen/tfgen/pkg/cluster"
+	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
 )
 
@@ -111,11 +112,11 @@ func TestChildEnv(t *testing.T) {
 
 func TestWriteTermination(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log")
-	if err := writeTermination(path, supervise.Result{ExitCode: 137, Reason: strings.Repeat("x", 5000), Restarts: 2}); err != nil {
+	if err := writeTermination(path, supervise.Result{ExitCode: 137, State: record.StateFailed, Reason: strings.Repeat("x", 5000), Restarts: 2}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
-	if len(b) != MaxTerminationMessage || !strings.HasPrefix(string(b), `{"exitCode":137,"reason":"xxx`) || b[len(b)-1] != '\n' {
+	if len(b) != MaxTerminationMessage || !strings.HasPrefix(string(b), `{"exitCode":137,"state":"Failed","reason":"xxx`) || b[len(b)-1] != '\n' {
 		t.Errorf("%d bytes: %.60q", len(b), b)
 	}
 	if _, err := os.Stat(DefaultTerminationLog); err == nil {

@@ -63,13 +63,17 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	if err != nil {
 		return err
 	}
-	d, err := connect(cfg, stderr)
+	d, err := connect(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
+	stopKeeper := d.keep(ctx)
+	// In a pod the supervisor stays once its replica is done: the kubelet
+	// would only start it again, and it may host the job's keeper.
 	sup := &supervise.Supervisor{Config: cfg, Runner: proc.GatedRunner{Runner: proc.NewRunner(cfg.Logf), Ready: ready}, Store: d.store,
-		Reporter: d.reporter, Teardown: d.teardown, Signals: sigs}
+		Reporter: d.reporter, Teardown: d.teardown, Signals: sigs, Previous: d.previous, Linger: d.client != nil}
 	res := sup.Run(ctx, supervise.Command{Args: args, Env: env})
+	stopKeeper()
 	if err := writeTermination(o.terminationLog, res); err != nil {
 		cfg.Logf("%v", err)
 	}

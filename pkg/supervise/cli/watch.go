@@ -58,17 +58,19 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	d, err := connect(cfg, stderr)
+	d, err := connect(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
 	if d.client == nil {
 		return errors.New("watch follows its pod through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
 	}
+	stopKeeper := d.keep(ctx)
 	pods := d.client.WatchPod(ctx, cfg.Namespace, cfg.Pod, cfg.Logf)
 	w := &supervise.Watcher{Config: cfg, Statuses: containerStatuses(ctx, pods, container),
-		Store: d.store, Reporter: d.reporter, Teardown: d.teardown}
+		Store: d.store, Reporter: d.reporter, Teardown: d.teardown, Previous: d.previous}
 	res := w.Run(ctx)
+	stopKeeper()
 	if err := writeTermination(o.terminationLog, res); err != nil {
 		cfg.Logf("%v", err)
 	}

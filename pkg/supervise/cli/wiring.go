@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,10 +10,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tfgen/tfgen/pkg/kube"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
+	"github.com/tfgen/tfgen/pkg/supervise/board"
+	"github.com/tfgen/tfgen/pkg/supervise/podwatch"
 	"github.com/tfgen/tfgen/pkg/supervise/report"
 	"github.com/tfgen/tfgen/pkg/supervise/teardown"
 )
@@ -28,12 +32,18 @@ type deps struct {
 	store    record.Store
 	reporter supervise.Reporter
 	teardown supervise.Teardown
-	client   *kube.Client // nil when standalone
+	previous *record.Replica // the replica's record as its pod carries it
+	client   *kube.Client    // nil when standalone
+	keeper   *supervise.Keeper
 }
 
-// connect wires the record, reporter and teardown: through the API server
-// when there is one, else in memory and on stderr.
-func connect(cfg *supervise.Config, stderr io.Writer) (*deps, error) {
+// podReadTimeout bounds the wait for the replica's own pod at start.
+const podReadTimeout = time.Minute
+
+// connect wires the record, reporter, teardown and, in the keeper's
+// replica, the keeper: through the API server when there is one, else in
+// memory and on stderr (with a keeper of this replica alone).
+func connect(ctx context.Context, cfg *supervise.Config, stderr io.Writer) (*deps, error) {
 	log := &report.Log{W: stderr, Replica: cfg.Self.String()}
 	rc, err := kube.LoadConfig()
 	if err != nil {
@@ -41,7 +51,10 @@ func connect(cfg *supervise.Config, stderr io.Writer) (*deps, error) {
 	}
 	if rc == nil {
 		cfg.Logf("no cluster (neither KUBERNETES_SERVICE_HOST nor KUBECONFIG is set): supervising standalone, reporting to stderr")
-		return &deps{store: &record.Memory{}, reporter: log}, nil
+		b := board.New()
+		d := &deps{store: &record.Memory{}, reporter: report.Multi{log, b.Reporter(cfg.Self)}}
+		d.keeper = &supervise.Keeper{Config: cfg, Replicas: b, Store: d.store, Reporter: log}
+		return d, nil
 	}
 	if cfg.Job == "" || cfg.Pod == "" {
 		return nil, errors.New("reporting to the cluster needs --job and POD_NAME")
@@ -50,16 +63,69 @@ func connect(cfg *supervise.Config, stderr io.Writer) (*deps, error) {
 	if err != nil {
 		return nil, err
 	}
+	pod, err := ownPod(ctx, client, cfg)
+	if err != nil {
+		return nil, err
+	}
 	labels := map[string]string{LabelReplicaIndex: strconv.Itoa(int(cfg.Self.Index))}
 	if cfg.IsMaster() {
 		labels[LabelJobRole] = "master"
 	}
-	return &deps{
-		store:    &record.ConfigMap{Client: client, Namespace: cfg.Namespace, Name: cfg.Job},
-		reporter: report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, labels, cfg.Logf)},
+	d := &deps{
+		store:    &record.ConfigMap{Client: client, Watcher: client, Namespace: cfg.Namespace, Name: cfg.Job, Logf: cfg.Logf},
+		reporter: report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, labels, cfg.Logf)},
 		teardown: &teardown.Scaler{Client: client, Namespace: cfg.Namespace, Job: cfg.Job, Logf: cfg.Logf},
 		client:   client,
-	}, nil
+	}
+	if rec, ok := record.ReplicaFromAnnotations(pod.Annotations); ok {
+		d.previous = &rec
+	}
+	if cfg.IsKeeper() {
+		events := report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, nil, cfg.Logf)}
+		d.keeper = &supervise.Keeper{Config: cfg, Store: &record.ConfigMap{Client: client, Watcher: client, Namespace: cfg.Namespace, Name: cfg.Job, Logf: cfg.Logf},
+			Reporter: events, Teardown: d.teardown,
+			Replicas: podwatch.Start(ctx, client, cfg.Namespace, cfg.Job, cfg.Logf)}
+	}
+	return d, nil
+}
+
+// ownPod reads the replica's pod, retrying errors but NotFound and
+// refusals for a while.
+func ownPod(ctx context.Context, client *kube.Client, cfg *supervise.Config) (*kube.Pod, error) {
+	ctx, cancel := context.WithTimeout(ctx, podReadTimeout)
+	defer cancel()
+	delay := 100 * time.Millisecond
+	for {
+		pod, err := client.GetPod(ctx, cfg.Namespace, cfg.Pod)
+		if err == nil || kube.IsPermanent(err) {
+			return pod, err
+		}
+		cfg.Logf("read own pod: %v; again in %v", err, delay)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("read own pod %s/%s: %w", cfg.Namespace, cfg.Pod, err)
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+// keep runs the keeper, if there is one, until the returned stop is
+// called; stop waits for its last write.
+func (d *deps) keep(ctx context.Context) (stop func()) {
+	if d.keeper == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.keeper.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // childEnv is the supervisor's environment with the replica's TF_CONFIG

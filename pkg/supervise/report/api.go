@@ -2,20 +2,13 @@ package report
 
 import (
 	"context"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/kube"
 	"github.com/tfgen/tfgen/pkg/supervise"
-)
-
-// Annotations the supervisor keeps on its own pod.
-const (
-	AnnotationState        = "tfgen.io/state"
-	AnnotationRestarts     = "tfgen.io/restarts"
-	AnnotationLastExitCode = "tfgen.io/last-exit-code"
-	AnnotationReason       = "tfgen.io/reason"
 )
 
 // ReportingController names tfsupervisor in the Events it emits.
@@ -50,10 +43,11 @@ type API struct {
 
 var _ supervise.Reporter = (*API)(nil)
 
-// NewAPI returns an API reporter for pod ns/name that also sets labels on
-// the pod (the Kubeflow labels that need the ordinal).
-func NewAPI(client PodClient, ns, pod string, labels map[string]string, logf func(string, ...any)) *API {
-	a := &API{client: client, namespace: ns, pod: pod, logf: logf, labels: map[string]*string{}, changed: make(chan struct{})}
+// NewAPI returns an API reporter for pod ns/name (UID uid, "" if not
+// known: the first patch tells it) that also sets labels on the pod (the
+// Kubeflow labels that need the ordinal).
+func NewAPI(client PodClient, ns, pod, uid string, labels map[string]string, logf func(string, ...any)) *API {
+	a := &API{client: client, namespace: ns, pod: pod, uid: uid, logf: logf, labels: map[string]*string{}, changed: make(chan struct{})}
 	for k, v := range labels {
 		a.labels[k] = &v
 	}
@@ -96,8 +90,8 @@ func (a *API) Flush(ctx context.Context) error {
 	return nil
 }
 
-// deliver drains the queue: one pod patch with the latest state of the
-// batch, then the batch's Events in order.
+// deliver drains the queue: one pod patch with the latest record of the
+// batch (if any report of it has one), then the batch's Events in order.
 func (a *API) deliver() {
 	for {
 		a.mu.Lock()
@@ -109,7 +103,12 @@ func (a *API) deliver() {
 			return
 		}
 		a.mu.Unlock()
-		a.patch(batch[len(batch)-1])
+		for i := len(batch) - 1; i >= 0; i-- {
+			if batch[i].State != "" {
+				a.patch(batch[i])
+				break
+			}
+		}
 		for _, r := range batch {
 			for _, e := range r.Events {
 				a.event(e)
@@ -123,14 +122,11 @@ func (a *API) deliver() {
 }
 
 func (a *API) patch(r supervise.Report) {
-	ann := map[string]*string{AnnotationState: &r.State, AnnotationReason: &r.Reason}
-	restarts := strconv.Itoa(int(r.Restarts))
-	ann[AnnotationRestarts] = &restarts
-	if r.ExitCode != nil {
-		code := strconv.Itoa(int(*r.ExitCode))
-		ann[AnnotationLastExitCode] = &code
+	ann := map[string]*string{}
+	for k, v := range r.Annotations() {
+		ann[k] = &v
 	}
-	retry(a.logf, "report state on pod "+a.pod, func(ctx context.Context) error {
+	retry(a.logf, "report state on pod "+a.pod, 0, func(ctx context.Context) error {
 		p, err := a.client.PatchPodMetadata(ctx, a.namespace, a.pod, a.labels, ann)
 		if err == nil && p.UID != "" {
 			a.mu.Lock()
@@ -161,12 +157,18 @@ func (a *API) event(e supervise.Event) {
 		Note:                note,
 		Type:                e.Type,
 	}
-	retry(a.logf, "emit event "+e.Reason, func(ctx context.Context) error { return a.client.CreateEvent(ctx, ev) })
+	retry(a.logf, "emit event "+e.Reason, eventAttempts, func(ctx context.Context) error { return a.client.CreateEvent(ctx, ev) })
 }
 
-// retry makes up to 4 attempts of call (5 s each), giving up at once on
-// an answer that retrying cannot change.
-func retry(logf func(string, ...any), what string, call func(context.Context) error) {
+// eventAttempts is how many times an Event is tried: Events are for
+// humans, and a lost one changes nothing.
+const eventAttempts = 4
+
+// retry makes attempts of call (5 s each; 0: until it succeeds), waiting
+// a jittered, doubling delay of up to 5 s in between, and gives up at once
+// on an answer that retrying cannot change. A replica's record must land:
+// the job's keeper decides from it.
+func retry(logf func(string, ...any), what string, attempts int, call func(context.Context) error) {
 	delay := 100 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -175,11 +177,14 @@ func retry(logf func(string, ...any), what string, call func(context.Context) er
 		if err == nil {
 			return
 		}
-		if attempt == 4 || kube.IsPermanent(err) {
+		if attempt == attempts || kube.IsPermanent(err) {
 			logf("%s: %v", what, err)
 			return
 		}
-		time.Sleep(delay)
-		delay *= 2
+		if attempt == 4 {
+			logf("%s: %v; trying again", what, err)
+		}
+		time.Sleep(delay/2 + rand.N(delay/2+1))
+		delay = min(2*delay, 5*time.Second)
 	}
 }

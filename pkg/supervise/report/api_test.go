@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfgen/tfgen/pkg/kube"
+	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
 )
 
@@ -32,7 +33,7 @@ func (f *fakePods) PatchPodMetadata(_ context.Context, _, name string, labels, a
 		f.failOne = false
 		return nil, errors.New("connection refused")
 	}
-	f.calls = append(f.calls, "patch "+*ann[AnnotationState]+" labels="+*labels["training.kubeflow.org/replica-index"])
+	f.calls = append(f.calls, "patch "+*ann[record.AnnotationState]+" labels="+*labels["training.kubeflow.org/replica-index"])
 	p := &kube.Pod{}
 	p.UID = "uid-1"
 	return p, nil
@@ -47,12 +48,13 @@ func (f *fakePods) CreateEvent(_ context.Context, ev *kube.Event) error {
 
 func TestAPIOrderAndFlush(t *testing.T) {
 	f := &fakePods{entered: make(chan struct{}), block: make(chan struct{}), failOne: true}
-	a := NewAPI(f, "ns", "j-worker-1", map[string]string{"training.kubeflow.org/replica-index": "1"}, func(string, ...any) {})
-	a.Report(supervise.Report{State: "Running"})
+	a := NewAPI(f, "ns", "j-worker-1", "", map[string]string{"training.kubeflow.org/replica-index": "1"}, func(string, ...any) {})
+	a.Report(supervise.Report{Replica: record.Replica{State: "Running"}})
 	<-f.entered
-	a.Report(supervise.Report{State: "Restarting", Events: []supervise.Event{{Type: "Normal", Reason: "ReplicaRestarting"}}})
-	a.Report(supervise.Report{State: "Failed", Events: []supervise.Event{{Type: "Warning", Reason: "ReplicaFailed"}, {Type: "Warning", Reason: "JobFailed"}}})
-	close(f.block) // the first patch (Running) goes through after a retry; the rest come as one batch with one patch
+	a.Report(supervise.Report{Replica: record.Replica{State: "Restarting"}, Events: []supervise.Event{{Type: "Normal", Reason: "ReplicaRestarting"}}})
+	a.Report(supervise.Report{Replica: record.Replica{State: "Failed"}, Events: []supervise.Event{{Type: "Warning", Reason: "ReplicaFailed"}}})
+	a.Report(supervise.Report{Events: []supervise.Event{{Type: "Warning", Reason: "JobFailed"}}})
+	close(f.block) // the first patch (Running) goes through after a retry; the rest come as one batch with one patch, of the last record
 	if err := a.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}

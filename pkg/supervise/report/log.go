@@ -24,14 +24,16 @@ var _ supervise.Reporter = (*Log)(nil)
 // Report implements supervise.Reporter.
 func (l *Log) Report(r supervise.Report) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "tfsupervisor: %s: state %s, restarts %d", l.Replica, r.State, r.Restarts)
-	if r.ExitCode != nil {
-		fmt.Fprintf(&b, ", last exit code %d", *r.ExitCode)
+	if r.State != "" {
+		fmt.Fprintf(&b, "tfsupervisor: %s: state %s, restarts %d", l.Replica, r.State, r.Restarts)
+		if r.LastExitCode != nil {
+			fmt.Fprintf(&b, ", last exit code %d", *r.LastExitCode)
+		}
+		if r.Reason != "" {
+			fmt.Fprintf(&b, " (%s)", r.Reason)
+		}
+		b.WriteByte('\n')
 	}
-	if r.Reason != "" {
-		fmt.Fprintf(&b, " (%s)", r.Reason)
-	}
-	b.WriteByte('\n')
 	for _, e := range r.Events {
 		fmt.Fprintf(&b, "tfsupervisor: %s: %s %s: %s\n", l.Replica, e.Type, e.Reason, e.Note)
 	}

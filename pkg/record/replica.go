@@ -1,0 +1,110 @@
+package record
+
+import (
+	"strconv"
+)
+
+// State is a replica's state.
+type State string
+
+// Replica states.
+const (
+	// StateRunning: the training process runs.
+	StateRunning State = "Running"
+	// StateRestarting: it exited and will be restarted (under
+	// backoffLimit, once the keeper grants the restart).
+	StateRestarting State = "Restarting"
+	// StateSucceeded: it exited 0 and will not run again.
+	StateSucceeded State = "Succeeded"
+	// StateFailed: it failed with no restart left.
+	StateFailed State = "Failed"
+	// StateStopped: it was stopped from outside: the job ended or was
+	// suspended, or its pod went away.
+	StateStopped State = "Stopped"
+	// StateIdle: its supervisor found nothing to do (the job had ended, or
+	// the replica had succeeded in an earlier pod) and does not train.
+	StateIdle State = "Idle"
+)
+
+// Finished reports whether a replica in state st has finished its work:
+// it succeeded or failed.
+func (st State) Finished() bool { return st == StateSucceeded || st == StateFailed }
+
+// Active reports whether a replica in state st counts as active, as
+// Kubeflow counts pods: running or about to run again.
+func (st State) Active() bool { return st == StateRunning || st == StateRestarting }
+
+// Annotations a supervisor keeps on its own pod: the replica's record.
+const (
+	AnnotationState        = "tfgen.io/state"
+	AnnotationRestarts     = "tfgen.io/restarts"
+	AnnotationLastExitCode = "tfgen.io/last-exit-code"
+	AnnotationReason       = "tfgen.io/reason"
+	AnnotationLastExitID   = "tfgen.io/last-exit-id"
+	AnnotationMessage      = "tfgen.io/message"
+)
+
+// MaxMessage is the most bytes of a replica's message kept on its pod.
+const MaxMessage = 1024
+
+// Replica is what one replica's supervisor says of it, kept on its own
+// pod's annotations, where no one else writes.
+type Replica struct {
+	// State of the replica.
+	State State
+	// Restarts of its training process in this pod: maxRestarts caps
+	// them, and the keeper adds them to the job's count.
+	Restarts int32
+	// LastExitCode of the training process; 128+n after signal n.
+	LastExitCode *int32
+	// Reason of the last change (Completed, Error, OOMKilled, ...).
+	Reason string
+	// Message says what happened, for a replica that failed or stopped.
+	Message string
+	// LastExitID identifies the last exit counted in sidecar mode (the
+	// pod's UID and the kubelet's restart count), so that none counts
+	// twice when the supervisor restarts.
+	LastExitID string
+}
+
+// Annotations returns r as the pod annotations that hold it.
+func (r Replica) Annotations() map[string]string {
+	a := map[string]string{
+		AnnotationState:    string(r.State),
+		AnnotationRestarts: strconv.Itoa(int(r.Restarts)),
+		AnnotationReason:   r.Reason,
+	}
+	if r.LastExitCode != nil {
+		a[AnnotationLastExitCode] = strconv.Itoa(int(*r.LastExitCode))
+	}
+	if r.LastExitID != "" {
+		a[AnnotationLastExitID] = r.LastExitID
+	}
+	if r.Message != "" {
+		m := r.Message
+		if len(m) > MaxMessage {
+			m = m[:MaxMessage-3] + "..."
+		}
+		a[AnnotationMessage] = m
+	}
+	return a
+}
+
+// ReplicaFromAnnotations reads a replica's record from its pod's
+// annotations; ok is false when its supervisor has written none. Numbers
+// that do not parse read as absent.
+func ReplicaFromAnnotations(a map[string]string) (r Replica, ok bool) {
+	st, ok := a[AnnotationState]
+	if !ok || st == "" {
+		return Replica{}, false
+	}
+	r = Replica{State: State(st), Reason: a[AnnotationReason], LastExitID: a[AnnotationLastExitID], Message: a[AnnotationMessage]}
+	if n, err := strconv.ParseInt(a[AnnotationRestarts], 10, 32); err == nil && n >= 0 {
+		r.Restarts = int32(n)
+	}
+	if n, err := strconv.ParseInt(a[AnnotationLastExitCode], 10, 32); err == nil {
+		code := int32(n)
+		r.LastExitCode = &code
+	}
+	return r, true
+}

@@ -1,0 +1,253 @@
+package supervise
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tfgen/tfgen/pkg/record"
+)
+
+// change is what one derivation did besides the status it returns.
+type change struct {
+	// started: the job started with this status (its deadline counts).
+	started bool
+	// ended: the job ended with this status.
+	ended bool
+	// granted: restarts granted.
+	granted int
+	// events about the job, to emit once the status is written.
+	events []Event
+}
+
+// urgent reports whether the status must be written at once: it starts
+// or ends the job, or lets replicas restart.
+func (c change) urgent() bool { return c.started || c.ended || c.granted > 0 }
+
+// derive returns the job's status as the replicas obs make it, starting
+// from s (which it does not modify), at now, with gone restarts of pods
+// that went away since s was written. It is the keeper's one decision,
+// level-triggered: the same inputs give the same status, so it can run
+// again from scratch after the keeper restarts.
+//
+// An ended job's status no longer changes. A suspended one changes only
+// by `tfgen resume`. Otherwise, in order: the succeeded set grows by
+// every replica that succeeded; the job-wide restart count is the gone
+// pods' restarts plus each current pod's (restarts granted included);
+// under backoffLimit each replica asking to restart gets a grant while
+// the count is below the limit (in type and index order, so that a mass
+// failure is cut exactly at the limit) and the first one past it fails the
+// job; then success by the success policy, a failed replica, or the
+// active deadline ends the job.
+func (c *Config) derive(s *record.Status, obs []Observed, gone int32, now time.Time) (*record.Status, change) {
+	n := s.DeepCopy()
+	var ch change
+	if n.Ended() || n.IsTrue(record.JobSuspended) {
+		return n, ch
+	}
+	obs = slices.SortedFunc(slices.Values(obs), func(a, b Observed) int {
+		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Index, b.Index))
+	})
+	for _, o := range obs {
+		if o.State == record.StateSucceeded {
+			n.AddSucceeded(o.Type, o.Index)
+		}
+	}
+	c.countRestarts(n, obs, gone, now, &ch)
+	started, running, restarting := false, false, false
+	for _, o := range obs {
+		started = started || (o.State != "" && o.State != record.StateIdle)
+		running = running || o.State == record.StateRunning
+		restarting = restarting || o.State == record.StateRestarting
+	}
+	if n.StartTime == nil && started {
+		n.Start(now)
+		ch.started = true
+	}
+	kind := c.kind()
+	switch {
+	case restarting:
+		n.SetCondition(record.JobRestarting, "JobRestarting", fmt.Sprintf("%s %s is restarting.", kind, c.Job), now)
+	case running:
+		n.SetCondition(record.JobRunning, "JobRunning", fmt.Sprintf("%s %s is running.", kind, c.Job), now)
+	}
+	n.ReplicaStatuses = c.replicaStatuses(n, obs)
+	if !n.Ended() {
+		c.decide(n, obs, now, &ch)
+	}
+	if n.Ended() {
+		c.end(n, obs, &ch)
+	}
+	return n, ch
+}
+
+func (c *Config) kind() string {
+	if c.Layout.Framework == "mxnet" {
+		return "MXJob"
+	}
+	return "TFJob"
+}
+
+// countRestarts sets the job-wide restart count and, under backoffLimit,
+// grants the restarts asked for while the count allows, failing the job at
+// the first it cannot grant.
+func (c *Config) countRestarts(n *record.Status, obs []Observed, gone int32, now time.Time, ch *change) {
+	n.RestartsOfGonePods += gone
+	present := map[string]Observed{}
+	for _, o := range obs {
+		present[o.Ref.String()] = o
+	}
+	for ref, g := range n.RestartGrants {
+		if o, ok := present[ref]; !ok || o.Restarts >= g {
+			delete(n.RestartGrants, ref)
+		}
+	}
+	total := n.RestartsOfGonePods
+	for _, o := range obs {
+		total += max(o.Restarts, n.RestartGrants[o.Ref.String()])
+	}
+	if total < n.Restarts { // pods went away unseen: their restarts stay counted
+		n.RestartsOfGonePods += n.Restarts - total
+		total = n.Restarts
+	}
+	limit := c.BackoffLimit
+	for _, o := range obs {
+		ref := o.Ref.String()
+		if o.State != record.StateRestarting || limit == nil || n.RestartGrants[ref] > o.Restarts {
+			continue
+		}
+		if total >= *limit {
+			note := fmt.Sprintf("replica %s exited with code %s and the job has used its backoff limit of %d restarts", ref, exitCode(o.LastExitCode), *limit)
+			c.fail(n, ReasonBackoffLimitExceeded, note, now, ch)
+			break
+		}
+		if n.RestartGrants == nil {
+			n.RestartGrants = map[string]int32{}
+		}
+		n.RestartGrants[ref] = o.Restarts + 1
+		total++
+		ch.granted++
+	}
+	n.Restarts = total
+	if limit != nil && total > *limit { // restarted without asking (sidecar mode: the kubelet restarts)
+		c.fail(n, ReasonBackoffLimitExceeded, fmt.Sprintf("the job's replicas restarted %d times, past its backoff limit of %d", total, *limit), now, ch)
+	}
+}
+
+func exitCode(c *int32) string {
+	if c == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*c)
+}
+
+// decide ends the job by its success policy, a failed replica, or the
+// active deadline, in that order.
+func (c *Config) decide(n *record.Status, obs []Observed, now time.Time, ch *change) {
+	if c.JobSucceeded(n.HasSucceeded) {
+		note := "replica " + c.successNote(n) + " succeeded"
+		ch.events = append(ch.events, Event{Type: "Normal", Reason: ReasonJobSucceeded, Action: "Finish", Note: "the job succeeded: " + note})
+		n.Finish(true, ReasonJobSucceeded, note, now)
+		return
+	}
+	for _, o := range obs {
+		if o.State == record.StateFailed {
+			note := o.Message
+			if note == "" {
+				note = fmt.Sprintf("replica %s failed with exit code %s (%s)", o.Ref, exitCode(o.LastExitCode), o.Reason)
+			}
+			c.fail(n, ReasonReplicaFailed, note, now, ch)
+			return
+		}
+	}
+	if c.ActiveDeadline > 0 && n.StartTime != nil && !now.Before(n.StartTime.Add(c.ActiveDeadline)) {
+		note := fmt.Sprintf("the job ran past its active deadline of %v", c.ActiveDeadline)
+		ch.events = append(ch.events, Event{Type: "Warning", Reason: ReasonDeadlineExceeded, Action: "Fail", Note: note})
+		c.fail(n, ReasonDeadlineExceeded, note, now, ch)
+	}
+}
+
+// successNote names what succeeded: the success replica, the deciding
+// type's replica 0, or every worker.
+func (c *Config) successNote(n *record.Status) string {
+	if c.SuccessReplica != nil {
+		return c.SuccessReplica.String()
+	}
+	k := c.Keeper()
+	if k.Type == "worker" && c.SuccessPolicy == AllWorkers {
+		r, _ := c.Layout.Role("worker")
+		return fmt.Sprintf("worker-0 to worker-%d", r.Replicas-1)
+	}
+	return k.String()
+}
+
+// fail ends the job as Failed (if it has not ended).
+func (c *Config) fail(n *record.Status, reason, note string, now time.Time, ch *change) {
+	if n.Ended() {
+		return
+	}
+	if reason == ReasonBackoffLimitExceeded {
+		ch.events = append(ch.events, Event{Type: "Warning", Reason: reason, Action: "Fail", Note: note})
+	}
+	ch.events = append(ch.events, Event{Type: "Warning", Reason: ReasonJobFailed, Action: "Finish", Note: note})
+	n.Finish(false, reason, note, now)
+}
+
+// end records what stops now that the job has ended: the types the clean
+// pod policy tears down (every type's training, at the deadline); and, as
+// Kubeflow does, counts a succeeded job's active replicas as succeeded.
+func (c *Config) end(n *record.Status, obs []Observed, ch *change) {
+	ch.ended = true
+	failed := map[string]bool{}
+	for _, o := range obs {
+		failed[o.Ref.String()] = o.State == record.StateFailed
+	}
+	finished := func(t string, i int32) bool {
+		return n.HasSucceeded(t, i) || failed[Ref{Type: t, Index: i}.String()]
+	}
+	own := c.Keeper().Type
+	n.Teardown = c.TeardownTypes(finished, own)
+	n.Stop = n.Teardown
+	if n.IsTrue(record.JobFailed) && n.Condition(record.JobFailed).Reason == ReasonDeadlineExceeded {
+		n.Stop = c.Types(own)
+	}
+	n.RestartGrants = nil
+	if n.IsTrue(record.JobSucceeded) {
+		for _, rs := range n.ReplicaStatuses {
+			rs.Succeeded += rs.Active
+			rs.Active = 0
+		}
+	}
+}
+
+// replicaStatuses counts each type's replicas as Kubeflow does: active
+// (running or restarting), succeeded (in the succeeded set) and failed.
+func (c *Config) replicaStatuses(n *record.Status, obs []Observed) map[string]*record.ReplicaStatus {
+	out := map[string]*record.ReplicaStatus{}
+	for _, r := range c.Layout.Roles {
+		if r.Replicas > 0 {
+			out[record.KubeflowType(r.Type)] = &record.ReplicaStatus{Succeeded: n.Succeeded[r.Type].Count(r.Replicas)}
+		}
+	}
+	if len(c.Layout.Roles) == 0 {
+		rs := &record.ReplicaStatus{}
+		if n.HasSucceeded(c.Self.Type, c.Self.Index) {
+			rs.Succeeded = 1
+		}
+		out[record.KubeflowType(c.Self.Type)] = rs
+	}
+	for _, o := range obs {
+		rs := out[record.KubeflowType(o.Type)]
+		if rs == nil || n.HasSucceeded(o.Type, o.Index) {
+			continue
+		}
+		switch {
+		case o.State.Active():
+			rs.Active++
+		case o.State == record.StateFailed:
+			rs.Failed++
+		}
+	}
+	return out
+}
