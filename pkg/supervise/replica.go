@@ -16,8 +16,8 @@ type replica struct {
 	cfg   *Config
 	rep   Reporter
 	clock Clock
-	rec record.Replica // as last reported
-	job *record.Status // as last seen; nil before the first
+	rec   record.Replica // as last reported
+	job   *record.Status // as last seen; nil before the first
 }
 
 // hold says why the replica must not train now ("" when it may), and
