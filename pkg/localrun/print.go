@@ -120,7 +120,7 @@ func (p *printer) logf(i int) func(string, ...any) {
 }
 
 // reporter shows replica i's supervision reports: each exit with what
-// follows it, and each restart.
+// follows it, each restart, and a restart that will not come.
 type reporter struct {
 	p *printer
 	i int
@@ -131,29 +131,30 @@ var _ supervise.Reporter = reporter{}
 // Report implements supervise.Reporter.
 func (r reporter) Report(rep supervise.Report) {
 	p, rp := r.p, &r.p.plan.Replicas[r.i]
-	if rep.State == record.StateRunning && rep.Reason == "Restarted" {
+	trim := func(note string) string { return strings.TrimPrefix(note, "replica "+rp.Ref.String()+" ") }
+	switch {
+	case rep.Exit != nil:
+		what := strings.ToLower(string(rep.State))
+		switch rep.State {
+		case record.StateRestarting:
+			what = "restarting (restart " + strconv.Itoa(int(rep.Restarts)+1) + ")"
+		case record.StateFailed:
+			what = "failed (" + rep.Reason + ")"
+		case record.StateStopped:
+			p.note(r.i, "", "%s", trim(rep.Message))
+			return
+		}
+		style := green
+		if rep.Exit.Code != 0 {
+			style = red
+		}
+		p.note(r.i, style, "exited with code %d (%s): %s", rep.Exit.Code, rep.Exit.Reason, what)
+	case rep.State == record.StateRunning && rep.Reason == "Restarted":
 		p.note(r.i, "", "started again (restart %d)", rep.Restarts)
-	}
-	for _, e := range rep.Events {
-		switch e.Reason {
-		case supervise.ReasonReplicaExited:
-			what := strings.ToLower(string(rep.State))
-			switch rep.State {
-			case record.StateRestarting:
-				what = "restarting (restart " + strconv.Itoa(int(rep.Restarts)+1) + ")"
-			case record.StateFailed:
-				what = "failed (" + rep.Reason + ")"
-			case record.StateStopped:
-				what = "stopped" + stopWhy[rep.Reason]
-			}
-			style := green
-			if e.Type != "Normal" {
-				style = red
-			}
-			p.note(r.i, style, "%s: %s", strings.TrimPrefix(e.Note, "replica "+rp.Ref.String()+" "), what)
-		case supervise.ReasonReplicaStopped:
-			if rep.Events[0].Reason != supervise.ReasonReplicaExited { // an exit's line says it already
-				p.note(r.i, "", "%s", strings.TrimPrefix(e.Note, "replica "+rp.Ref.String()+" "))
+	default:
+		for _, e := range rep.Events {
+			if e.Reason == supervise.ReasonReplicaStopped || e.Reason == supervise.ReasonReplicaFailed {
+				p.note(r.i, "", "%s", trim(e.Note))
 			}
 		}
 	}
@@ -161,13 +162,6 @@ func (r reporter) Report(rep supervise.Report) {
 
 // Flush implements supervise.Reporter: lines are written as reported.
 func (reporter) Flush(context.Context) error { return nil }
-
-// stopWhy says why a replica was stopped, by its reason.
-var stopWhy = map[string]string{
-	supervise.ReasonJobEnded:   " (the job had ended)",
-	supervise.ReasonSuspended:  " (the job is suspended)",
-	supervise.ReasonTerminated: "",
-}
 
 // jobReporter shows the keeper's reports: the job's end.
 type jobReporter struct {

@@ -41,7 +41,8 @@ func TestColor(t *testing.T) {
 	pr := newPrinter(&b, true, plan("chief-0", "worker-1"))
 	pr.write(1, []byte("hello\n"))
 	code := int32(1)
-	reporter{pr, 0}.Report(supervise.Report{Replica: record.Replica{State: record.StateFailed, LastExitCode: &code, Reason: "Error"}, Events: []supervise.Event{
+	reporter{pr, 0}.Report(supervise.Report{Replica: record.Replica{State: record.StateFailed, LastExitCode: &code, Reason: "Error"},
+		Exit: &supervise.Exit{Code: 1, Reason: "Error"}, Events: []supervise.Event{
 		{Type: "Warning", Reason: supervise.ReasonReplicaExited, Note: "replica chief-0 exited with code 1 (Error)"},
 		{Type: "Warning", Reason: supervise.ReasonReplicaFailed, Note: "replica chief-0 exited with code 1, which its restart policy Never does not retry"},
 	}})
@@ -68,28 +69,28 @@ func TestReports(t *testing.T) {
 	}
 	r.p.starting(0)
 	r.Report(supervise.Report{Replica: rec(record.StateRunning, 0, nil, "Started")})
-	r.Report(supervise.Report{Replica: rec(record.StateRestarting, 0, &c137, "Signaled"), Events: []supervise.Event{
+	r.Report(supervise.Report{Replica: rec(record.StateRestarting, 0, &c137, "Signaled"), Exit: &supervise.Exit{Code: 137, Reason: "Signaled"}, Events: []supervise.Event{
 		{Type: "Warning", Reason: supervise.ReasonReplicaExited, Note: "replica worker-0 exited with code 137 (Signaled)"},
 		{Type: "Normal", Reason: supervise.ReasonReplicaRestarting, Note: "replica worker-0 restarts after exit code 137 (restart 1)"}}})
 	r.Report(supervise.Report{Replica: rec(record.StateRunning, 1, &c137, "Restarted")})
-	r.Report(supervise.Report{Replica: rec(record.StateSucceeded, 1, &c0, "Completed"), Events: []supervise.Event{
-		{Type: "Normal", Reason: supervise.ReasonReplicaExited, Note: "replica worker-0 exited with code 0 (Completed)"}}})
+	r.Report(supervise.Report{Replica: rec(record.StateSucceeded, 1, &c0, "Completed"), Exit: &supervise.Exit{Code: 0, Reason: "Completed"}})
 	jobReporter{r.p}.Report(supervise.Report{Events: []supervise.Event{
 		{Type: "Normal", Reason: supervise.ReasonJobSucceeded, Note: "the job succeeded: replica worker-0 succeeded"},
 		{Type: "Normal", Reason: supervise.ReasonTeardown, Note: "stopping replica types ps (clean pod policy Running)"}}})
-	r.Report(supervise.Report{Replica: rec(record.StateStopped, 1, &c143, "Terminated"), Events: []supervise.Event{
-		{Type: "Normal", Reason: supervise.ReasonReplicaExited, Note: "replica worker-0 exited with code 143 (Signaled)"},
-		{Type: "Normal", Reason: supervise.ReasonReplicaStopped, Note: "replica worker-0 stopped (Terminated), exit code 143"}}})
+	stopped := rec(record.StateStopped, 1, &c143, "Terminated")
+	stopped.Message = "replica worker-0 stopped (its supervisor was stopped): exited with code 143 (Signaled)"
+	r.Report(supervise.Report{Replica: stopped, Exit: &supervise.Exit{Code: 143, Reason: "Signaled"}, Events: []supervise.Event{
+		{Type: "Normal", Reason: supervise.ReasonReplicaStopped, Note: stopped.Message}}})
 	r.Report(supervise.Report{Replica: rec(record.StateStopped, 1, &c137, "JobEnded"), Events: []supervise.Event{
-		{Type: "Normal", Reason: supervise.ReasonReplicaStopped, Note: "replica worker-0 does not restart (JobEnded)"}}})
+		{Type: "Normal", Reason: supervise.ReasonReplicaStopped, Note: "replica worker-0 does not restart (the job had ended)"}}})
 	want := `[worker-0] tfgen: on localhost:4000: sh -c 'echo hi'
 [worker-0] tfgen: exited with code 137 (Signaled): restarting (restart 1)
 [worker-0] tfgen: started again (restart 1)
 [worker-0] tfgen: exited with code 0 (Completed): succeeded
 tfgen: job demo succeeded: replica worker-0 succeeded
 tfgen: cleanPodPolicy None: replicas still running are left running, as in a cluster; Ctrl-C stops them
-[worker-0] tfgen: exited with code 143 (Signaled): stopped
-[worker-0] tfgen: does not restart (JobEnded)
+[worker-0] tfgen: stopped (its supervisor was stopped): exited with code 143 (Signaled)
+[worker-0] tfgen: does not restart (the job had ended)
 `
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)

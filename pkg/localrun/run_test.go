@@ -82,7 +82,7 @@ func TestSuccessStopsPS(t *testing.T) {
 	}
 	for _, want := range []string{"[chief-0] chief saw up\n", "tfgen: job demo succeeded: replica chief-0 succeeded\n",
 		"[chief-0] tfgen: exited with code 0 (Completed): succeeded\n", "tfgen: stopping replica types ps (clean pod policy Running)\n",
-		"[ps-0] tfgen: the job has ended: SIGTERM to process group", "[ps-0] tfgen: exited with code 0 (Completed): stopped (the job had ended)\n"} {
+		"[ps-0] tfgen: the job has ended: SIGTERM to process group", "[ps-0] tfgen: stopped (the job had ended): exited with code 0 (Completed)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -101,8 +101,15 @@ func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) 
 type Report struct {
 	// Replica is the replica's record after the change.
 	record.Replica
+	// Exit, when not nil, is the exit of the training process the change
+	// follows.
+	Exit *Exit
 	// Events to emit, in order.
 	Events []Event
+	// Spread, when positive, lets the reporter deliver the report up to
+	// that much later: nothing waits for it, and every replica reports at
+	// the same moment (the job's end), so their writes are spread out.
+	Spread time.Duration
 }
 
 // Event is an Event about the reporting replica's pod.

@@ -3,6 +3,7 @@ package supervise
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/tfgen/tfgen/pkg/record"
 )
@@ -93,24 +94,28 @@ func (r *replica) idle(why string) {
 // not empty, says why the supervisor stopped the process: it is then
 // Stopped whatever its exit code. A process that ends by itself after the
 // job ended is not restarted, and is Succeeded or Failed by its code.
+//
+// Events are for what needs a look: failures and restarts. A success, or
+// a stop because the job ended, is on the replica's pod and in the job's
+// own Event; a thousand replicas do not each say it again.
 func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 	self, pol := r.cfg.Self, &r.cfg.Policy
 	code := int32(ex.Code)
 	r.rec.LastExitCode, r.rec.Reason, r.rec.Message = &code, ex.Reason, ""
-	events := []Event{{Type: "Normal", Reason: ReasonReplicaExited, Action: "Exit",
-		Note: fmt.Sprintf("replica %s exited with code %d (%s)", self, ex.Code, ex.Reason)}}
-	if ex.Code != 0 {
-		events[0].Type = "Warning"
-	}
+	exitNote := fmt.Sprintf("replica %s exited with code %d (%s)", self, ex.Code, ex.Reason)
+	var events []Event
 	fail := func(reason, note string) {
 		r.rec.State, r.rec.Reason, r.rec.Message = record.StateFailed, reason, note
-		events = append(events, Event{Type: "Warning", Reason: ReasonReplicaFailed, Action: "Fail", Note: note})
+		events = append(events, Event{Type: "Warning", Reason: ReasonReplicaExited, Action: "Exit", Note: exitNote},
+			Event{Type: "Warning", Reason: ReasonReplicaFailed, Action: "Fail", Note: note})
 	}
 	switch {
 	case stopped != "":
 		r.rec.State, r.rec.Reason = record.StateStopped, stopped
-		events = append(events, Event{Type: "Normal", Reason: ReasonReplicaStopped, Action: "Stop",
-			Note: fmt.Sprintf("replica %s stopped (%s), exit code %d", self, stopped, ex.Code)})
+		r.rec.Message = fmt.Sprintf("replica %s stopped%s: exited with code %d (%s)", self, stopWhy[stopped], ex.Code, ex.Reason)
+		if stopped != ReasonJobEnded {
+			events = append(events, Event{Type: "Normal", Reason: ReasonReplicaStopped, Action: "Stop", Note: r.rec.Message})
+		}
 	case r.job.Ended() && ex.Code == 0:
 		r.rec.State = record.StateSucceeded
 	case r.job.Ended():
@@ -120,15 +125,31 @@ func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 			self, ex.Code, *pol.MaxRestarts, ReasonMaxRestartsExceeded))
 	case pol.ShouldRestart(ex.Code):
 		r.rec.State, restart = record.StateRestarting, true
-		events = append(events, Event{Type: "Normal", Reason: ReasonReplicaRestarting, Action: "Restart",
-			Note: fmt.Sprintf("replica %s restarts after exit code %d (restart %d)", self, ex.Code, r.rec.Restarts+1)})
+		events = append(events, Event{Type: "Warning", Reason: ReasonReplicaExited, Action: "Exit", Note: exitNote},
+			Event{Type: "Normal", Reason: ReasonReplicaRestarting, Action: "Restart",
+				Note: fmt.Sprintf("replica %s restarts after exit code %d (restart %d)", self, ex.Code, r.rec.Restarts+1)})
 	case ex.Code == 0:
 		r.rec.State = record.StateSucceeded
 	default:
 		fail(ex.Reason, fmt.Sprintf("replica %s exited with code %d, which its restart policy %s does not retry", self, ex.Code, pol.Restart))
 	}
-	r.report(events...)
+	rep := Report{Replica: r.rec, Exit: &ex, Events: events}
+	if stopped == ReasonJobEnded {
+		rep.Spread = r.cfg.spread()
+	}
+	r.rep.Report(rep)
 	return restart
+}
+
+// spread is how long reports made by every replica at the job's end may
+// wait: 2 ms per replica, at most 5 s, so that the API server takes them
+// at a steady rate.
+func (c *Config) spread() time.Duration {
+	var n int32
+	for _, r := range c.Layout.Roles {
+		n += r.Replicas
+	}
+	return min(time.Duration(n)*2*time.Millisecond, 5*time.Second)
 }
 
 // noRestart records that a replica waiting to restart will not, because
@@ -136,7 +157,14 @@ func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 func (r *replica) noRestart(why string) {
 	r.rec.State, r.rec.Reason = record.StateStopped, why
 	r.report(Event{Type: "Normal", Reason: ReasonReplicaStopped, Action: "Stop",
-		Note: fmt.Sprintf("replica %s does not restart (%s)", r.cfg.Self, why)})
+		Note: fmt.Sprintf("replica %s does not restart%s", r.cfg.Self, stopWhy[why])})
+}
+
+// stopWhy says in words why a replica was stopped, by its reason.
+var stopWhy = map[string]string{
+	ReasonJobEnded:   " (the job had ended)",
+	ReasonSuspended:  " (the job is suspended)",
+	ReasonTerminated: " (its supervisor was stopped)",
 }
 
 // refused records that the restart the replica waited for will not come:

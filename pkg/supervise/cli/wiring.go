@@ -71,21 +71,21 @@ func connect(ctx context.Context, cfg *supervise.Config, stderr io.Writer) (*dep
 	if cfg.IsMaster() {
 		labels[LabelJobRole] = "master"
 	}
-	d := &deps{
-		store:    &record.ConfigMap{Client: client, Watcher: client, Namespace: cfg.Namespace, Name: cfg.Job, Logf: cfg.Logf},
-		reporter: report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, labels, cfg.Logf)},
-		teardown: &teardown.Scaler{Client: client, Namespace: cfg.Namespace, Job: cfg.Job, Logf: cfg.Logf},
-		client:   client,
+	store := func() *record.ConfigMap {
+		return &record.ConfigMap{Client: client, Watcher: client, Namespace: cfg.Namespace, Name: cfg.Job, Logf: cfg.Logf}
 	}
+	reporters := report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, labels, cfg.Logf)}
+	d := &deps{store: store(), teardown: &teardown.Scaler{Client: client, Namespace: cfg.Namespace, Job: cfg.Job, Logf: cfg.Logf}, client: client}
 	if rec, ok := record.ReplicaFromAnnotations(pod.Annotations); ok {
 		d.previous = &rec
 	}
 	if cfg.IsKeeper() {
+		pods := podwatch.Start(ctx, client, cfg.Namespace, cfg.Job, cfg.Logf)
+		reporters = append(reporters, pods.Reporter(cfg.Pod))
 		events := report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, nil, cfg.Logf)}
-		d.keeper = &supervise.Keeper{Config: cfg, Store: &record.ConfigMap{Client: client, Watcher: client, Namespace: cfg.Namespace, Name: cfg.Job, Logf: cfg.Logf},
-			Reporter: events, Teardown: d.teardown,
-			Replicas: podwatch.Start(ctx, client, cfg.Namespace, cfg.Job, cfg.Logf)}
+		d.keeper = &supervise.Keeper{Config: cfg, Store: store(), Reporter: events, Teardown: d.teardown, Replicas: pods}
 	}
+	d.reporter = reporters
 	return d, nil
 }
 

@@ -34,6 +34,8 @@ type Feed struct {
 	mu      sync.Mutex
 	pods    map[string]supervise.Observed // by pod name
 	changed chan struct{}
+	own     string          // the pod of this process's replica, if any
+	ownRec  *record.Replica // its record as this process last reported it
 }
 
 var _ supervise.ReplicaFeed = (*Feed)(nil)
@@ -78,8 +80,48 @@ func (f *Feed) set(p *kube.Pod) {
 		return
 	}
 	rec, _ := record.ReplicaFromAnnotations(p.Annotations)
+	if p.Name == f.own && f.ownRec != nil {
+		rec = *f.ownRec // newer than the pod as the API last told it
+	}
 	f.pods[p.Name] = supervise.Observed{Ref: ref, Pod: p.UID, Replica: rec}
 }
+
+// Reporter returns a Reporter of the record of pod, which this process's
+// replica reports on: the feed takes each record at once, ahead of the
+// pod's watch (the keeper need not wait for its own replica's round trip
+// through the API server). Only that replica writes the record, so what
+// it last reported is never older than what the watch says.
+func (f *Feed) Reporter(pod string) supervise.Reporter {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.own = pod
+	return ownReporter{f}
+}
+
+type ownReporter struct{ f *Feed }
+
+// Report implements supervise.Reporter.
+func (r ownReporter) Report(rep supervise.Report) {
+	if rep.State == "" {
+		return
+	}
+	f := r.f
+	f.mu.Lock()
+	rec := rep.Replica
+	f.ownRec = &rec
+	if o, ok := f.pods[f.own]; ok {
+		o.Replica = rec
+		f.pods[f.own] = o
+	}
+	f.mu.Unlock()
+	select {
+	case f.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Flush implements supervise.Reporter.
+func (ownReporter) Flush(context.Context) error { return nil }
 
 // replicaOf names the replica pod p runs: its type from the replica-type
 // label (else from its name J-t-i), its index from its name's suffix.

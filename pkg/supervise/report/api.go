@@ -103,6 +103,9 @@ func (a *API) deliver() {
 			return
 		}
 		a.mu.Unlock()
+		if d := spread(batch); d > 0 {
+			time.Sleep(rand.N(d))
+		}
 		for i := len(batch) - 1; i >= 0; i-- {
 			if batch[i].State != "" {
 				a.patch(batch[i])
@@ -119,6 +122,15 @@ func (a *API) deliver() {
 		a.notify()
 		a.mu.Unlock()
 	}
+}
+
+// spread is how long the batch may wait: the least Spread of its reports.
+func spread(batch []supervise.Report) time.Duration {
+	d := batch[0].Spread
+	for _, r := range batch[1:] {
+		d = min(d, r.Spread)
+	}
+	return d
 }
 
 func (a *API) patch(r supervise.Report) {
