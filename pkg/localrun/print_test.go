@@ -43,9 +43,9 @@ func TestColor(t *testing.T) {
 	code := int32(1)
 	reporter{pr, 0}.Report(supervise.Report{Replica: record.Replica{State: record.StateFailed, LastExitCode: &code, Reason: "Error"},
 		Exit: &supervise.Exit{Code: 1, Reason: "Error"}, Events: []supervise.Event{
-		{Type: "Warning", Reason: supervise.ReasonReplicaExited, Note: "replica chief-0 exited with code 1 (Error)"},
-		{Type: "Warning", Reason: supervise.ReasonReplicaFailed, Note: "replica chief-0 exited with code 1, which its restart policy Never does not retry"},
-	}})
+			{Type: "Warning", Reason: supervise.ReasonReplicaExited, Note: "replica chief-0 exited with code 1 (Error)"},
+			{Type: "Warning", Reason: supervise.ReasonReplicaFailed, Note: "replica chief-0 exited with code 1, which its restart policy Never does not retry"},
+		}})
 	jobReporter{pr}.Report(supervise.Report{Events: []supervise.Event{
 		{Type: "Warning", Reason: supervise.ReasonJobFailed, Note: "replica chief-0 failed with exit code 1 (Error)"},
 	}})
