@@ -3,6 +3,7 @@ package operate
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,8 +48,10 @@ type Replica struct {
 }
 
 // Replicas returns the job's replicas, sorted by type and index: those
-// its StatefulSets want and those with a pod
-// (found by the job-name and replica-type labels).
+// its StatefulSets want, those with a pod (found by the job-name and
+// replica-type labels), and, once the job has ended, those it had. A
+// replica without a pod is shown as the job's status says: among the
+// succeeded, among the failures, or stopped by the clean pod policy.
 func (c *Client) Replicas(ctx context.Context, j *Job) ([]Replica, error) {
 	pods, err := c.pods(ctx, j)
 	if err != nil {
@@ -86,11 +89,25 @@ func (c *Client) Replicas(ctx context.Context, j *Job) ([]Replica, error) {
 		}
 		mergePod(r, p, trainingContainer(j, t, p), supervised)
 	}
-	// A replica that succeeded and has no pod now (or a new one that has
-	// not reported yet) is shown as it ended.
+	if j.Status.Ended() {
+		for t, n := range j.Desired() {
+			for i := range n {
+				add(t, i)
+			}
+		}
+	}
 	for _, r := range byName {
-		if r.State == "" && j.Status.HasSucceeded(r.Type, r.Index) {
+		if r.State != "" {
+			continue
+		}
+		f := j.Status.Failures[r.Name]
+		switch {
+		case j.Status.HasSucceeded(r.Type, r.Index):
 			r.State = record.StateSucceeded
+		case f != nil:
+			r.State, r.LastExitCode, r.Reason, r.Restarts = record.StateFailed, f.ExitCode, f.Reason, f.Restarts
+		case r.Pod == "" && j.Status.Ended() && slices.Contains(j.Status.Stop, r.Type):
+			r.State, r.Reason = record.StateStopped, "JobEnded"
 		}
 	}
 	out := make([]Replica, 0, len(byName))

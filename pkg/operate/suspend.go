@@ -37,6 +37,9 @@ func (c *Client) Suspend(ctx context.Context, j *Job) (already bool, err error) 
 		setFalse(s, record.JobRunning, reason, msg, now)
 		setFalse(s, record.JobRestarting, reason, msg, now)
 		s.SetCondition(record.JobSuspended, reason, msg, now)
+		for _, rs := range s.ReplicaStatuses {
+			rs.Active = 0 // every pod goes
+		}
 		return nil
 	})
 	if err != nil {

@@ -56,6 +56,9 @@ type Status struct {
 	// replicas that have succeeded ("0-3,5"); they never train again,
 	// even in a new pod.
 	Succeeded map[string]*IndexSet `json:"succeeded,omitempty"`
+	// failures holds the replicas that failed (at most MaxFailures), so
+	// that `tfgen status` shows them after their pods are gone.
+	Failures map[string]*Failure `json:"failures,omitempty"`
 	// stop lists the lowercase replica types whose training processes
 	// stop now that the job has ended.
 	Stop []string `json:"stop,omitempty"`
@@ -88,6 +91,31 @@ type ReplicaStatus struct {
 	Succeeded int32 `json:"succeeded,omitempty"`
 	// failed replicas.
 	Failed int32 `json:"failed,omitempty"`
+}
+
+// MaxFailures is the most failed replicas a status keeps.
+const MaxFailures = 16
+
+// Failure is how a replica failed, as its record said.
+type Failure struct {
+	// exitCode of its last exit.
+	ExitCode *int32 `json:"exitCode,omitempty"`
+	// reason of its failure (Error, OOMKilled, MaxRestartsExceeded,
+	// BackoffLimitExceeded).
+	Reason string `json:"reason,omitempty"`
+	// restarts it had.
+	Restarts int32 `json:"restarts,omitempty"`
+}
+
+// AddFailure keeps how replica ref failed, unless MaxFailures are kept.
+func (s *Status) AddFailure(ref string, f Failure) {
+	if _, ok := s.Failures[ref]; ok || len(s.Failures) >= MaxFailures {
+		return
+	}
+	if s.Failures == nil {
+		s.Failures = map[string]*Failure{}
+	}
+	s.Failures[ref] = &f
 }
 
 // Parse reads the status from a record ConfigMap's data; a missing key

@@ -9,8 +9,17 @@ import (
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
+// settleTimeout bounds the wait, under cleanPodPolicy Running, for the
+// replicas that ran when the job ended to say whether they had finished.
+const settleTimeout = time.Minute
+
 // change is what one derivation did besides the status it returns.
 type change struct {
+	// teardown: the replica types to scale to zero now.
+	teardown []string
+	// refused: the replica whose restart the backoff limit refused (it
+	// has failed, though its record may not say so yet).
+	refused string
 	// started: the job started with this status (its deadline counts).
 	started bool
 	// ended: the job ended with this status.
@@ -43,15 +52,22 @@ func (c change) urgent() bool { return c.started || c.ended || c.granted > 0 }
 func (c *Config) derive(s *record.Status, obs []Observed, gone int32, now time.Time) (*record.Status, change) {
 	n := s.DeepCopy()
 	var ch change
-	if n.Ended() || n.IsTrue(record.JobSuspended) {
+	if n.Ended() {
+		c.settle(n, obs, now, &ch)
+		return n, ch
+	}
+	if n.IsTrue(record.JobSuspended) {
 		return n, ch
 	}
 	obs = slices.SortedFunc(slices.Values(obs), func(a, b Observed) int {
 		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Index, b.Index))
 	})
 	for _, o := range obs {
-		if o.State == record.StateSucceeded {
+		switch o.State {
+		case record.StateSucceeded:
 			n.AddSucceeded(o.Type, o.Index)
+		case record.StateFailed:
+			n.AddFailure(o.Ref.String(), record.Failure{ExitCode: o.LastExitCode, Reason: o.Reason, Restarts: o.Restarts})
 		}
 	}
 	c.countRestarts(n, obs, gone, now, &ch)
@@ -78,6 +94,7 @@ func (c *Config) derive(s *record.Status, obs []Observed, gone int32, now time.T
 	}
 	if n.Ended() {
 		c.end(n, obs, &ch)
+		c.settle(n, obs, now, &ch)
 	}
 	return n, ch
 }
@@ -120,6 +137,8 @@ func (c *Config) countRestarts(n *record.Status, obs []Observed, gone int32, now
 		if total >= *limit {
 			note := fmt.Sprintf("replica %s exited with code %s and the job has used its backoff limit of %d restarts", ref, exitCode(o.LastExitCode), *limit)
 			c.fail(n, ReasonBackoffLimitExceeded, note, now, ch)
+			ch.refused = ref
+			n.AddFailure(ref, record.Failure{ExitCode: o.LastExitCode, Reason: ReasonBackoffLimitExceeded, Restarts: o.Restarts})
 			break
 		}
 		if n.RestartGrants == nil {
@@ -194,31 +213,100 @@ func (c *Config) fail(n *record.Status, reason, note string, now time.Time, ch *
 	n.Finish(false, reason, note, now)
 }
 
-// end records what stops now that the job has ended: the types the clean
-// pod policy tears down (every type's training, at the deadline); and, as
-// Kubeflow does, counts a succeeded job's active replicas as succeeded.
+// end records what stops now that the job has ended: the replica types
+// whose training stops (Stop: every type at the deadline, else the types
+// the clean pod policy names, with Running those with a replica not known
+// to have finished), and under All every type is torn down at once; and
+// it counts a succeeded job's active replicas as succeeded, as Kubeflow
+// does, and a failed job's replicas that stop as no longer active.
 func (c *Config) end(n *record.Status, obs []Observed, ch *change) {
 	ch.ended = true
 	failed := map[string]bool{}
 	for _, o := range obs {
 		failed[o.Ref.String()] = o.State == record.StateFailed
 	}
+	if ch.refused != "" {
+		failed[ch.refused] = true
+	}
 	finished := func(t string, i int32) bool {
 		return n.HasSucceeded(t, i) || failed[Ref{Type: t, Index: i}.String()]
 	}
 	own := c.Keeper().Type
-	n.Teardown = c.TeardownTypes(finished, own)
-	n.Stop = n.Teardown
+	n.Stop = c.TeardownTypes(finished, own)
 	if n.IsTrue(record.JobFailed) && n.Condition(record.JobFailed).Reason == ReasonDeadlineExceeded {
 		n.Stop = c.Types(own)
 	}
+	if c.CleanPodPolicy == CleanAll {
+		n.Teardown = c.Types(own)
+		ch.teardown = n.Teardown
+	}
 	n.RestartGrants = nil
-	if n.IsTrue(record.JobSucceeded) {
-		for _, rs := range n.ReplicaStatuses {
+	for t, rs := range n.ReplicaStatuses {
+		switch {
+		case n.IsTrue(record.JobSucceeded):
 			rs.Succeeded += rs.Active
+			rs.Active = 0
+		case slices.ContainsFunc(n.Stop, func(s string) bool { return record.KubeflowType(s) == t }):
 			rs.Active = 0
 		}
 	}
+}
+
+// settle decides, under cleanPodPolicy Running, which of the types whose
+// training stopped at the job's end are torn down: those with a replica
+// that had not finished (no pod, or stopped). A replica seen running, or
+// whose pod has no record yet, may have finished just before the end (its
+// record on the way): its type waits until every such replica says
+// (Stopped, or Succeeded, Failed, Idle), at most settleTimeout after the
+// end.
+func (c *Config) settle(n *record.Status, obs []Observed, now time.Time, ch *change) {
+	if c.CleanPodPolicy != CleanRunning {
+		return
+	}
+	seen := map[string]Observed{}
+	for _, o := range obs {
+		seen[o.Ref.String()] = o
+	}
+	late := n.CompletionTime != nil && !now.Before(n.CompletionTime.Add(settleTimeout))
+	for _, t := range n.Stop {
+		if slices.Contains(n.Teardown, t) {
+			continue
+		}
+		role, _ := c.Layout.Role(t)
+		if len(c.Layout.Roles) == 0 {
+			role.Replicas = 1
+		}
+		unfinished, unsure := false, false
+		for i := range role.Replicas {
+			ref := Ref{Type: t, Index: i}.String()
+			o, ok := seen[ref]
+			switch {
+			case n.HasSucceeded(t, i) || n.Failures[ref] != nil || o.State.Finished() || o.State == record.StateIdle:
+			case !ok || o.State == record.StateStopped:
+				unfinished = true
+			default: // running, or its supervisor's first word on the way
+				unsure = true
+			}
+		}
+		if unfinished || (unsure && late) {
+			n.Teardown = append(n.Teardown, t)
+			ch.teardown = append(ch.teardown, t)
+		}
+	}
+}
+
+// settleBy is when the keeper must look again to settle the teardown
+// (the zero time if it need not).
+func (c *Config) settleBy(s *record.Status) time.Time {
+	if c.CleanPodPolicy != CleanRunning || !s.Ended() || s.CompletionTime == nil {
+		return time.Time{}
+	}
+	for _, t := range s.Stop {
+		if !slices.Contains(s.Teardown, t) {
+			return s.CompletionTime.Add(settleTimeout)
+		}
+	}
+	return time.Time{}
 }
 
 // replicaStatuses counts each type's replicas as Kubeflow does: active

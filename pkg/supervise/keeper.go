@@ -63,7 +63,8 @@ type keeping struct {
 }
 
 // Run keeps the job's status until ctx ends; then it derives the status
-// once more from the replicas as last seen, and writes it if it changed.
+// once more from the replicas as last seen, writes it if it changed, and
+// delivers its reports.
 func (k *Keeper) Run(ctx context.Context) {
 	kp := &keeping{Keeper: k, clock: k.Clock, seen: map[string]Observed{}}
 	if kp.clock == nil {
@@ -93,6 +94,7 @@ func (k *Keeper) Run(ctx context.Context) {
 				kp.sync(fctx, true)
 				cancel()
 			}
+			flush(ctx, k.Config, k.Reporter)
 			return
 		}
 		if kp.status != nil && synced {
@@ -163,29 +165,43 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 	if len(done.events) > 0 {
 		kp.Reporter.Report(Report{Events: done.events})
 	}
-	if done.ended {
-		kp.teardown(ctx, written)
+	if done.ended || len(done.teardown) > 0 {
+		kp.teardown(ctx, done.teardown)
 	}
 }
 
-// armDeadline sets the deadline timer to the job's start time plus its
-// active deadline.
+// armDeadline sets the timer to the next time the status may change with
+// nothing else changing: the job's start time plus its active deadline,
+// or the time the teardown settles by.
 func (kp *keeping) armDeadline() {
-	s := kp.status
-	if kp.Config.ActiveDeadline <= 0 || s.StartTime == nil || s.Ended() {
+	s, c := kp.status, kp.Config
+	var at time.Time
+	switch {
+	case s.Ended():
+		at = c.settleBy(s)
+	case c.ActiveDeadline > 0 && s.StartTime != nil:
+		at = s.StartTime.Add(c.ActiveDeadline)
+	}
+	if at.IsZero() {
 		kp.deadline = nil
 		return
 	}
-	at := s.StartTime.Add(kp.Config.ActiveDeadline)
 	if kp.deadline == nil || !at.Equal(kp.armedAt) {
 		kp.armedAt = at
 		kp.deadline = kp.clock.After(max(at.Sub(kp.clock.Now()), 0))
 	}
 }
 
-// teardown stops the types the ended job's status lists.
-func (kp *keeping) teardown(ctx context.Context, s *record.Status) {
-	stopTypes(ctx, kp.Config, kp.Reporter, kp.Teardown, s.Teardown, "clean pod policy "+string(kp.Config.CleanPodPolicy))
+// teardown scales types to zero, the keeper's own last.
+func (kp *keeping) teardown(ctx context.Context, types []string) {
+	own := kp.Config.Keeper().Type
+	types = append(slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == own }),
+		slices.Collect(func(yield func(string) bool) {
+			if slices.Contains(types, own) {
+				yield(own)
+			}
+		})...)
+	stopTypes(ctx, kp.Config, kp.Reporter, kp.Teardown, types, "clean pod policy "+string(kp.Config.CleanPodPolicy))
 }
 
 // stopTypes stops the replicas of types, reporting before it starts (it

@@ -3,6 +3,7 @@ package supervise_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -113,7 +114,6 @@ func TestKeeperMassFailure(t *testing.T) {
 	}
 	j.keep(supervise.DefaultWriteInterval)
 	s := j.wait("the job to end", (*record.Status).Ended)
-	j.stop()
 	if s.Restarts != 10 || len(s.RestartGrants) != 0 {
 		t.Errorf("restarts %d, grants left %v: want 10, none once ended", s.Restarts, s.RestartGrants)
 	}
@@ -124,7 +124,17 @@ func TestKeeperMassFailure(t *testing.T) {
 	if j.store.count() != 1 {
 		t.Errorf("%d writes of the status, want 1", j.store.count())
 	}
-	if diff := cmp.Diff([]string{"ps", "worker"}, s.Teardown); diff != "" {
+	if diff := cmp.Diff([]string{"ps", "worker"}, s.Stop); diff != "" {
+		t.Errorf("stopped (-want +got):\n%s", diff)
+	}
+	// Under cleanPodPolicy Running, a type goes once its replicas say
+	// they stopped (or a minute has passed).
+	j.set("ps-0", record.StateStopped, 0, 143)
+	s = j.wait("the parameter servers torn down", func(s *record.Status) bool { return len(s.Teardown) == 1 })
+	j.set("worker-0", record.StateStopped, 1, 143)
+	s = j.wait("the workers torn down", func(s *record.Status) bool { return len(s.Teardown) == 2 })
+	j.stop()
+	if diff := cmp.Diff([][]string{{"ps"}, {"worker"}}, j.td.calls); diff != "" {
 		t.Errorf("teardown (-want +got):\n%s", diff)
 	}
 }
@@ -175,6 +185,10 @@ func TestKeeperAllWorkersExact(t *testing.T) {
 	}
 	j.set(fmt.Sprintf("worker-%d", n-1), record.StateSucceeded, 0, 0)
 	s = j.wait("the job to end", (*record.Status).Ended)
+	for i := range 2 {
+		j.set(fmt.Sprintf("ps-%d", i), record.StateStopped, 0, 143)
+	}
+	j.wait("the parameter servers torn down", func(s *record.Status) bool { return len(s.Teardown) == 1 })
 	j.stop()
 	if !s.IsTrue(record.JobSucceeded) || s.Succeeded["worker"].String() != fmt.Sprintf("0-%d", n-1) {
 		t.Errorf("conditions %+v, succeeded %v", s.Conditions, s.Succeeded["worker"])
@@ -242,5 +256,29 @@ func TestKeeperSuspended(t *testing.T) {
 	j.stop()
 	if s, _ := j.store.Get(context.Background()); s.Ended() || j.store.count() != 1 {
 		t.Errorf("a suspended job: %+v after %d writes", s, j.store.count())
+	}
+}
+
+// TestKeeperRunningPolicyWaitsForFinishedReplicas: a worker that finished
+// just before the chief decided, its record still on the way, is not torn
+// down under cleanPodPolicy Running; a worker still running is.
+func TestKeeperRunningPolicyWaitsForFinishedReplicas(t *testing.T) {
+	j := newJob(t, "chief:1:1,ps:1:1,worker:2:1", nil)
+	for _, r := range []string{"chief-0", "ps-0", "worker-0", "worker-1"} {
+		j.set(r, record.StateRunning, 0)
+	}
+	j.keep(-1)
+	j.set("chief-0", record.StateSucceeded, 0, 0)
+	s := j.wait("the job to end", (*record.Status).Ended)
+	if diff := cmp.Diff([]string{"ps", "worker"}, s.Stop); diff != "" || len(s.Teardown) != 0 {
+		t.Fatalf("stop %v (-want +got): %s; teardown %v, want none yet", s.Stop, diff, s.Teardown)
+	}
+	j.set("worker-0", record.StateSucceeded, 0, 0) // it had finished
+	j.set("ps-0", record.StateStopped, 0, 143)
+	j.wait("the parameter server torn down", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"ps"}) })
+	j.set("worker-1", record.StateSucceeded, 0, 0) // so had it
+	j.stop()
+	if diff := cmp.Diff([][]string{{"ps"}}, j.td.calls); diff != "" {
+		t.Errorf("teardown (-want +got): the finished workers stay\n%s", diff)
 	}
 }

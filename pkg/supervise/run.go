@@ -60,6 +60,7 @@ type wrap struct {
 	runs      int       // consecutive restarts, for the backoff
 	started   time.Time // of the last run
 	done      bool      // the replica will not train again here
+	leaving   bool      // supervision is being stopped: return after the exit
 	ttl       <-chan time.Time
 	ttlArmed  bool
 }
@@ -129,7 +130,7 @@ func (w *wrap) step() {
 	r := w.r
 	switch {
 	case w.proc != nil:
-		if why := r.stopFor(); why != "" && w.stopping == "" {
+		if why := r.stopFor(); why != "" && w.stopping == "" && !w.exitPending() {
 			w.terminate(why)
 		}
 	case w.waiting:
@@ -175,6 +176,17 @@ func (w *wrap) start(restart bool) {
 	w.r.running(restart)
 }
 
+// exitPending reports whether the training process has exited, its exit
+// not handled yet: it ended by itself, before anything stopped it.
+func (w *wrap) exitPending() bool {
+	select {
+	case <-w.proc.Done():
+		return true
+	default:
+		return false
+	}
+}
+
 func (w *wrap) exited() <-chan struct{} {
 	if w.proc == nil {
 		return nil
@@ -188,9 +200,10 @@ func (w *wrap) onExit() bool {
 	ex, why := w.proc.Exit(), w.stopping
 	w.proc, w.stopping, w.kill = nil, "", nil
 	restart := w.r.exited(ex, why)
-	switch why {
-	case ReasonTerminated:
+	if w.leaving {
 		return true
+	}
+	switch why {
 	case ReasonJobEnded:
 		w.done = true
 	case ReasonSuspended:
@@ -222,9 +235,13 @@ var stopLog = map[string]string{ReasonJobEnded: "the job has ended", ReasonSuspe
 // terminate sends SIGTERM to the process group, and SIGKILL after the
 // grace period; why is the reason of the replica's Stopped state.
 func (w *wrap) terminate(why string) {
+	err := w.proc.Signal(syscall.SIGTERM)
+	if errors.Is(err, os.ErrProcessDone) {
+		return // it ended by itself: its exit is on the way
+	}
 	w.stopping = why
 	w.Config.Logf("%s: SIGTERM to process group %d, SIGKILL after %v", stopLog[why], w.proc.Pid(), w.Config.GracePeriod)
-	if err := w.proc.Signal(syscall.SIGTERM); err != nil {
+	if err != nil {
 		w.Config.Logf("signal process group %d: %v", w.proc.Pid(), err)
 	}
 	if w.kill == nil {
@@ -235,8 +252,9 @@ func (w *wrap) terminate(why string) {
 // stop stops supervision (SIGTERM, or ctx ended): the process, if any,
 // is terminated and Run returns once it exited; otherwise at once (true).
 func (w *wrap) stop(why string) bool {
+	w.leaving = true
 	if w.proc != nil {
-		if w.stopping != ReasonTerminated {
+		if w.stopping == "" {
 			w.Config.Logf("%s", why)
 			w.terminate(ReasonTerminated)
 		}

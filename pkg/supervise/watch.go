@@ -144,6 +144,11 @@ func (w *Watcher) follow(r *replica, st ContainerStatus) bool {
 		if !exitAfter(ids[i], r.rec.LastExitID) {
 			continue
 		}
+		if r.rec.State == record.StateRestarting {
+			// The kubelet ran it again in between, unseen.
+			r.rec.State = record.StateRunning
+			r.rec.Restarts++
+		}
 		r.rec.LastExitID = ids[i]
 		if !r.exited(ex, "") {
 			return true

@@ -122,3 +122,19 @@ func TestWatcherSuccess(t *testing.T) {
 		t.Errorf("teardown (-want +got):\n%s", diff)
 	}
 }
+
+// TestWatcherSeesTwoExitsAtOnce: the kubelet restarted the container and
+// it exited again between two looks at the pod; the restart counts.
+func TestWatcherSeesTwoExitsAtOnce(t *testing.T) {
+	f := newFixture(t, config(supervise.ExitCode), true)
+	stop := f.keep(t)
+	sts := kubelet("pod-a", 137, 0)
+	f.watch(t, "pod-a", nil, []supervise.ContainerStatus{sts[0], sts[3]}, (*record.Status).Ended)
+	stop()
+	if s := f.status(t); s.Restarts != 1 || !s.IsTrue(record.JobSucceeded) {
+		t.Errorf("restarts %d, conditions %+v: want 1 restart and success", s.Restarts, s.Conditions)
+	}
+	if e := f.replica(t); e.Restarts != 1 || e.State != record.StateSucceeded {
+		t.Errorf("the replica's record %+v, want Succeeded after 1 restart", e)
+	}
+}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/record"
 )
@@ -36,8 +38,8 @@ func TestJobSucceeds(t *testing.T) {
 	if !s.IsTrue(record.JobSucceeded) {
 		t.Fatalf("the job failed: %s", r.statusJSON())
 	}
-	if e := s.Lookup("chief", 0); e == nil || e.State != record.StateSucceeded || e.LastExitCode == nil || *e.LastExitCode != 0 {
-		t.Errorf("chief-0 in the record: %+v, want Succeeded with exit code 0", e)
+	if !s.HasSucceeded("chief", 0) || s.ReplicaStatuses["Chief"].Succeeded != 1 {
+		t.Errorf("status %s: want chief-0 among the succeeded", r.statusJSON())
 	}
 	r.waitReplicas(map[string]int32{"chief": 0, "evaluator": 0, "ps": 0, "worker": 0})
 	r.waitPods()
@@ -62,7 +64,7 @@ func TestJobSucceeds(t *testing.T) {
 		t.Errorf("runs per replica after applying again (-want +got):\n%s", diff)
 	}
 	reasons := r.eventReasons()
-	for _, reason := range []string{"ReplicaExited", "JobSucceeded", "Teardown", "ReplicaIdle"} {
+	for _, reason := range []string{"JobSucceeded", "Teardown", "ReplicaIdle"} {
 		if !slices.Contains(reasons, reason) {
 			t.Errorf("events %v: no %s", reasons, reason)
 		}
@@ -135,8 +137,9 @@ func (r *run) waitIdle(names ...string) {
 
 // TestChiefFailsPermanently: the chief exits 1, a permanent failure under
 // ExitCode. The job fails at once, without a restart; the workers stop
-// (cleanPodPolicy Running), the chief's pod stays; the supervisor's
-// termination message says how the chief ended.
+// (cleanPodPolicy Running), the chief's pod stays, its record saying how
+// the chief ended; when that pod goes (as in a drain), the supervisor's
+// termination message says it too, and the new pod does not train again.
 func TestChiefFailsPermanently(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
@@ -149,31 +152,37 @@ func TestChiefFailsPermanently(t *testing.T) {
 	if !s.IsTrue(record.JobFailed) || s.Restarts != 0 {
 		t.Fatalf("status %s: want Failed without restarts", r.statusJSON())
 	}
-	if e := s.Lookup("chief", 0); e == nil || e.State != record.StateFailed || e.LastExitCode == nil || *e.LastExitCode != 1 {
-		t.Errorf("chief-0 in the record: %+v, want Failed with exit code 1", e)
+	if c := s.Condition(record.JobFailed); !strings.Contains(c.Message, "replica chief-0 exited with code 1") {
+		t.Errorf("Failed condition %+v: want chief-0's exit in the message", c)
 	}
 	r.waitReplicas(map[string]int32{"chief": 1, "worker": 0})
 	r.waitPods("perm-chief-0")
 	if diff := cmp.Diff(map[string]int{"chief-0": 1, "worker-0": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
-	// The supervisor exited 1 with its termination message; the pod's
-	// restartPolicy Always started it again, and it idles.
-	r.waitIdle("perm-chief-0")
-	p, err := r.c.cp.Client().CoreV1().Pods(r.ns).Get(t.Context(), "perm-chief-0", getOpts)
+	rec := r.record("perm-chief-0")
+	if rec.State != record.StateFailed || rec.LastExitCode == nil || *rec.LastExitCode != 1 {
+		t.Errorf("chief-0's record on its pod %+v, want Failed with exit code 1", rec)
+	}
+	// The pod is deleted (as in a drain): the new pod's supervisor finds
+	// the job ended and idles.
+	old, err := r.c.cp.Client().CoreV1().Pods(r.ns).Get(t.Context(), "perm-chief-0", getOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := containerStatus(p, "tensorflow").LastTerminationState.Terminated
-	if last == nil || last.ExitCode != 1 {
-		t.Fatalf("chief's last termination %+v, want exit code 1", last)
+	if err := r.c.cp.Client().CoreV1().Pods(r.ns).Delete(t.Context(), "perm-chief-0", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
 	}
-	var msg struct {
-		ExitCode int    `json:"exitCode"`
-		Reason   string `json:"reason"`
-	}
-	if err := json.Unmarshal([]byte(last.Message), &msg); err != nil || msg.ExitCode != 1 {
-		t.Errorf("termination message %q: want the supervisor's result with exit code 1 (%v)", last.Message, err)
+	poll(t, "a new chief pod", func(ctx context.Context) (bool, string, error) {
+		p, err := r.c.cp.Client().CoreV1().Pods(r.ns).Get(ctx, "perm-chief-0", getOpts)
+		if apierrors.IsNotFound(err) {
+			return false, "none", nil
+		}
+		return err == nil && p.UID != old.UID, "the old one", err
+	})
+	r.waitIdle("perm-chief-0")
+	if diff := cmp.Diff(map[string]int{"chief-0": 1, "worker-0": 1}, r.runs()); diff != "" {
+		t.Errorf("runs per replica after the new pod (-want +got):\n%s", diff)
 	}
 }
 
@@ -194,9 +203,8 @@ func TestRetriesUntilBackoffLimit(t *testing.T) {
 	if c := s.Condition(record.JobFailed); c == nil || c.Status != record.ConditionTrue || c.Reason != "BackoffLimitExceeded" {
 		t.Fatalf("status %s: want Failed by BackoffLimitExceeded", r.statusJSON())
 	}
-	e := s.Lookup("chief", 0)
-	if s.Restarts != 2 || e == nil || e.Restarts != 2 || e.LastExitCode == nil || *e.LastExitCode != 137 {
-		t.Errorf("restarts %d, chief-0 %+v: want 2 restarts and exit code 137", s.Restarts, e)
+	if c := s.Condition(record.JobFailed); s.Restarts != 2 || !strings.Contains(c.Message, "replica chief-0 exited with code 137") {
+		t.Errorf("restarts %d, Failed condition %+v: want 2 restarts and chief-0's exit 137", s.Restarts, c)
 	}
 	r.waitReplicas(map[string]int32{"chief": 0, "worker": 0})
 	r.waitPods()

@@ -248,6 +248,17 @@ func (r *run) waitPods(names ...string) {
 	})
 }
 
+// record returns the replica's record on pod, as its supervisor wrote it.
+func (r *run) record(pod string) record.Replica {
+	r.t.Helper()
+	p, err := r.c.cp.Client().CoreV1().Pods(r.ns).Get(r.t.Context(), pod, getOpts)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	rec, _ := record.ReplicaFromAnnotations(p.Annotations)
+	return rec
+}
+
 // eventReasons lists the reasons of the job namespace's events.k8s.io
 // Events, sorted.
 func (r *run) eventReasons() []string {

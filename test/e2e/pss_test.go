@@ -88,7 +88,7 @@ func TestRestrictedPodSecurity(t *testing.T) {
 		if !s.IsTrue(record.JobSucceeded) {
 			t.Fatalf("the job failed: %s", r.statusJSON())
 		}
-		if e := s.Lookup("worker", 0); s.Restarts != 1 || e == nil || e.Restarts != 1 {
+		if e := r.record("side-worker-0"); s.Restarts != 1 || e.Restarts != 1 {
 			t.Errorf("restarts %d, worker-0 %+v: want worker-0 restarted once", s.Restarts, e)
 		}
 		r.waitReplicas(map[string]int32{"ps": 0, "worker": 2})

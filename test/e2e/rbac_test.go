@@ -33,7 +33,8 @@ func TestServiceAccountRBAC(t *testing.T) {
 		// What the supervisor does.
 		{[]string{"get", "configmaps/alpha"}, true},
 		{[]string{"update", "configmaps/alpha"}, true},
-		{[]string{"patch", "configmaps/alpha"}, true},
+		{[]string{"watch", "configmaps/alpha"}, true},
+		{[]string{"patch", "configmaps/alpha"}, false},
 		{[]string{"get", "statefulsets.apps/alpha-worker"}, true},
 		{[]string{"patch", "statefulsets.apps/alpha-ps"}, true},
 		{[]string{"update", "statefulsets.apps/alpha-worker"}, true},
@@ -116,7 +117,7 @@ func TestServiceAccountRBAC(t *testing.T) {
 		}
 	}
 	want := []string{
-		"configmaps [] [alpha] [get patch update]",
+		"configmaps [] [alpha] [get update watch]",
 		"events.events.k8s.io [] [] [create]",
 		"pods [] [] [get list watch patch]",
 		"statefulsets.apps [] [alpha-ps] [get patch update]",

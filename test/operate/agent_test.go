@@ -79,7 +79,7 @@ func TestNodeAgent(t *testing.T) {
 	now := time.Now()
 
 	// Running: every replica's supervisor says so, and so does each pod.
-	c.waitRecord("train", "every replica running", runningReplicas("ps-0", "worker-0", "worker-1"))
+	c.waitView("train", "every replica running", runningReplicas("ps-0", "worker-0", "worker-1"))
 	c.waitView("train", "every pod running on "+a.Node(), func(v *operate.View) bool {
 		for _, rep := range v.Replicas {
 			if rep.State != record.StateRunning || rep.Phase != "Running" || rep.Node != a.Node() || rep.Pod != "train-"+rep.Name {
@@ -88,10 +88,12 @@ func TestNodeAgent(t *testing.T) {
 		}
 		return len(v.Replicas) == 3
 	})
-	r := c.must(c.tfgen(now, "list"), "list")
-	if got := withoutAge(r.stdout); !slices.Contains(got, "train Running 1/0/0 2/0/0") {
-		t.Errorf("list: %q, want a row train Running 1/0/0 2/0/0", got)
-	}
+	// The keeper writes the counts at most once a second.
+	c.poll("list: train Running 1/0/0 2/0/0", func(ctx context.Context) (bool, string, error) {
+		r := c.tfgen(now, "list")
+		got := withoutAge(r.stdout)
+		return slices.Contains(got, "train Running 1/0/0 2/0/0"), fmt.Sprint(got), nil
+	})
 	if r := c.tfgen(now, "logs", "train"); r.code != 1 || !strings.HasPrefix(r.stderr, "tfgen: logs of replica worker-0 (pod train-worker-0, container tensorflow): ") {
 		t.Errorf("logs without a kubelet: exit status %d, stderr %q; want 1 and why", r.code, r.stderr)
 	}
@@ -107,7 +109,7 @@ func TestNodeAgent(t *testing.T) {
 		}
 		return true, "", nil
 	})
-	c.waitRecord("train", "4 replicas running", runningReplicas("ps-0", "worker-0", "worker-1", "worker-2"))
+	c.waitView("train", "4 replicas running", runningReplicas("ps-0", "worker-0", "worker-1", "worker-2"))
 
 	// Suspend stops every pod; resume starts them again, 3 workers.
 	c.must(c.tfgen(now, "suspend", "train"), "suspend")
@@ -117,9 +119,8 @@ func TestNodeAgent(t *testing.T) {
 	})
 	c.waitView("train", "suspended", func(v *operate.View) bool { return v.State == "Suspended" })
 	c.must(c.tfgen(now, "resume", "train"), "resume")
-	c.waitRecord("train", "running again", func(s *record.Status) bool {
-		return s.IsTrue(record.JobRunning) && runningReplicas("ps-0", "worker-0", "worker-1", "worker-2")(s)
-	})
+	c.waitRecord("train", "running again", func(s *record.Status) bool { return s.IsTrue(record.JobRunning) })
+	c.waitView("train", "4 replicas running again", runningReplicas("ps-0", "worker-0", "worker-1", "worker-2"))
 
 	// Done: --watch ends with the job, exit status 0.
 	out, done := c.watch(now, "train")
@@ -172,13 +173,14 @@ func (c *cluster) waitRecord(job, what string, cond func(*record.Status) bool) {
 	})
 }
 
-// runningReplicas holds when exactly the replicas named run.
-func runningReplicas(names ...string) func(*record.Status) bool {
-	return func(s *record.Status) bool {
+// runningReplicas holds when exactly the replicas named run, by the
+// records their supervisors keep on their pods.
+func runningReplicas(names ...string) func(*operate.View) bool {
+	return func(v *operate.View) bool {
 		var got []string
-		for _, r := range s.ReplicaList() {
+		for _, r := range v.Replicas {
 			if r.State == record.StateRunning {
-				got = append(got, record.Key(r.Type, r.Index))
+				got = append(got, r.Name)
 			}
 		}
 		return slices.Equal(got, names)

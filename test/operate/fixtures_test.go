@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/record"
@@ -19,23 +20,33 @@ func mnistPods(job string) []string {
 	return out
 }
 
-// started records every replica of an mnist-shaped job as running since
-// t0, with worker-1 restarted once after exit code 137.
+// mnistReplicas are the replicas of an mnist-shaped job.
+var mnistReplicas = []string{"chief-0", "ps-0", "ps-1", "worker-0", "worker-1", "worker-2"}
+
+// started is the status of an mnist-shaped job whose replicas all run
+// since t0, worker-1 restarted once.
 func started(s *record.Status) {
 	s.Start(t0)
-	for _, r := range []struct {
-		t string
-		n int32
-	}{{"chief", 1}, {"ps", 2}, {"worker", 3}} {
-		for i := range r.n {
-			e := s.Replica(r.t, i)
-			e.Reason, e.UpdateTime = "Started", record.NewTime(t0)
+	s.Restarts = 1
+	s.SetCondition(record.JobRunning, "JobRunning", "TFJob mnist is running.", t0.Add(10*time.Second))
+	s.ReplicaStatuses = map[string]*record.ReplicaStatus{"Chief": {Active: 1}, "PS": {Active: 2}, "Worker": {Active: 3}}
+}
+
+// runningRecords are the records the supervisors of a running job keep on
+// its pods (not those of skip): each replica running, worker-1 after a
+// restart that followed exit code 137.
+func (c *cluster) runningRecords(job string, skip ...string) {
+	c.t.Helper()
+	recs := map[string]record.Replica{}
+	for _, r := range mnistReplicas {
+		if !slices.Contains(skip, r) {
+			recs[job+"-"+r] = record.Replica{State: record.StateRunning, Reason: "Started"}
 		}
 	}
-	w := s.Replica("worker", 1)
-	w.Restarts, w.LastExitCode, w.UpdateTime = 1, new(int32(137)), record.NewTime(t0.Add(5*time.Minute))
-	s.Restarts = 1
-	s.SetCondition(record.JobRunning, "JobRunning", "replica chief-0 is running", t0.Add(10*time.Second))
+	if _, ok := recs[job+"-worker-1"]; ok {
+		recs[job+"-worker-1"] = record.Replica{State: record.StateRunning, Reason: "Restarted", Restarts: 1, LastExitCode: new(int32(137))}
+	}
+	c.supervisors(recs)
 }
 
 // runningJob is running: its pods are bound and run, but worker-2's image
@@ -48,18 +59,21 @@ func (c *cluster) runningJob(job string) {
 		job + "-chief-0": running, job + "-ps-0": running, job + "-ps-1": running,
 		job + "-worker-0": running, job + "-worker-1": running, job + "-worker-2": pulling,
 	})
+	c.runningRecords(job, "worker-2")
 	c.writeStatus(job, func(s *record.Status) {
 		started(s)
-		delete(s.Replicas, record.Key("worker", 2))
+		s.ReplicaStatuses["Worker"].Active = 2
 	})
 }
 
-// pendingJob has a record of a running job, but its pods are neither bound
-// nor given a status (so that they go at once when it is suspended).
+// pendingJob has the status and records of a running job, but its pods
+// are neither bound nor given a status (so that they go at once when it is
+// suspended).
 func (c *cluster) pendingJob(job string) {
 	c.t.Helper()
 	c.apply("tfjob-mnist", job, true)
 	c.waitPods(job, mnistPods(job)...)
+	c.runningRecords(job)
 	c.writeStatus(job, started)
 }
 
@@ -72,16 +86,20 @@ func (c *cluster) succeededJob(job string) {
 	c.scale(job, "ps", 0)
 	c.waitPods(job, job+"-chief-0", job+"-worker-0", job+"-worker-1", job+"-worker-2")
 	c.kubelet(map[string]podState{job + "-chief-0": running, job + "-worker-0": running, job + "-worker-1": running, job + "-worker-2": running})
+	done := record.Replica{State: record.StateSucceeded, Reason: "Completed", LastExitCode: new(int32(0))}
+	w1 := done
+	w1.Restarts = 1
+	c.supervisors(map[string]record.Replica{job + "-chief-0": done, job + "-worker-0": done, job + "-worker-1": w1, job + "-worker-2": done})
 	end := t0.Add(20 * time.Minute)
 	c.writeStatus(job, func(s *record.Status) {
 		started(s)
-		for _, r := range s.Replicas {
-			r.State, r.Reason, r.LastExitCode, r.UpdateTime = record.StateSucceeded, "Completed", new(int32(0)), record.NewTime(end)
-			if r.Type == "ps" {
-				r.State, r.Reason, r.LastExitCode = record.StateStopped, "Terminated", new(int32(143))
-			}
+		s.AddSucceeded("chief", 0)
+		for i := range int32(3) {
+			s.AddSucceeded("worker", i)
 		}
 		s.Finish(true, "JobSucceeded", "replica chief-0 succeeded", end)
+		s.ReplicaStatuses = map[string]*record.ReplicaStatus{"Chief": {Succeeded: 1}, "PS": {Succeeded: 2}, "Worker": {Succeeded: 3}}
+		s.Stop, s.Teardown = []string{"ps"}, []string{"ps"}
 	})
 }
 
@@ -98,13 +116,11 @@ func (c *cluster) failedJob(job string) {
 	end := t0.Add(12 * time.Minute)
 	c.writeStatus(job, func(s *record.Status) {
 		started(s)
-		for _, r := range s.Replicas {
-			r.State, r.Reason, r.LastExitCode, r.UpdateTime = record.StateStopped, "Terminated", new(int32(143)), record.NewTime(end)
-		}
-		w := s.Replica("worker", 1)
-		w.State, w.Reason, w.Restarts, w.LastExitCode = record.StateFailed, "Error", 4, new(int32(1))
-		s.Restarts = 5
-		s.SetCondition(record.JobRestarting, "ReplicaRestarting", "replica worker-1 restarts after exit code 1 (restart 4)", t0.Add(11*time.Minute))
-		s.Finish(false, "BackoffLimitExceeded", "replica worker-1 exited with code 1: the job restarted 5 times, over its backoffLimit of 4", end)
+		s.Restarts = 4
+		s.SetCondition(record.JobRestarting, "JobRestarting", "TFJob mnist is restarting.", t0.Add(11*time.Minute))
+		s.Finish(false, "BackoffLimitExceeded", "replica worker-1 exited with code 1 and the job has used its backoff limit of 4 restarts", end)
+		s.ReplicaStatuses = map[string]*record.ReplicaStatus{"Chief": {}, "PS": {}, "Worker": {Failed: 1}}
+		s.AddFailure("worker-1", record.Failure{ExitCode: new(int32(1)), Reason: "BackoffLimitExceeded", Restarts: 2})
+		s.Stop, s.Teardown = []string{"ps", "worker", "chief"}, []string{"ps", "worker", "chief"}
 	})
 }

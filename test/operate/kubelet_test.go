@@ -2,13 +2,17 @@ package operate
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/tfgen/tfgen/pkg/record"
 )
 
 // node is the Node the test binds its pods to; it has no kubelet.
@@ -98,6 +102,20 @@ func (c *cluster) kubelet(states map[string]podState) {
 		}
 		if _, err := c.cs.CoreV1().Pods(c.ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
 			c.t.Fatalf("status of %s: %v", name, err)
+		}
+	}
+}
+
+// supervisors writes each pod's record, as its supervisor would.
+func (c *cluster) supervisors(records map[string]record.Replica) {
+	c.t.Helper()
+	for name, rec := range records {
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": rec.Annotations()}})
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if _, err := c.cs.CoreV1().Pods(c.ns).Patch(c.t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			c.t.Fatalf("record of %s: %v", name, err)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func TestStatusWatch(t *testing.T) {
 
 	out, done := c.watch(now, "ok")
 	c.writeStatus("ok", func(s *record.Status) {
-		s.Replica("chief", 0).State = record.StateSucceeded
+		s.AddSucceeded("chief", 0)
 		s.Finish(true, "JobSucceeded", "replica chief-0 succeeded", t0.Add(30*time.Minute))
 	})
 	r := <-done

@@ -45,7 +45,9 @@ exit 1`
 	j.waitRecords(0, "the restart on the pod", []string{"j-worker-0"}, func(r record.Replica) bool {
 		return r.State == record.StateRunning && r.Restarts == 1
 	})
-	// The container dies: the supervisor and the training process group.
+	// The container dies: the supervisor and the training process group
+	// (the supervisor stopped first, or it would restart the process).
+	first.cmd.Process.Signal(syscall.SIGSTOP)
 	syscall.Kill(-pid, syscall.SIGKILL)
 	first.kill()
 
@@ -65,6 +67,7 @@ exit 1`
 		t.Errorf("Failed condition %+v", c)
 	}
 	if s.Restarts != 2 {
-		t.Errorf("job restarts %d, want 2", s.Restarts)
+		raw, _ := s.Marshal()
+		t.Errorf("job restarts %d, want 2; status %s\nfirst:\n%s\nsecond:\n%s", s.Restarts, raw, first.out, second.out)
 	}
 }

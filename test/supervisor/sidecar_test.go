@@ -82,9 +82,9 @@ func TestSidecar(t *testing.T) {
 	if s.Restarts != 1 {
 		t.Errorf("restarts %d, want 1: an exit was counted twice", s.Restarts)
 	}
-	if r := j.record("j-worker-0"); r.State != record.StateSucceeded || r.Restarts != 1 {
-		t.Errorf("the replica's record %+v, want Succeeded after 1 restart", r)
-	}
+	j.waitRecords(0, "the replica's record to say it succeeded after 1 restart", pod, func(r record.Replica) bool {
+		return r.State == record.StateSucceeded && r.Restarts == 1
+	})
 	j.waitReplicas(map[string]int32{"ps": 0, "worker": 1})
 	if code := second.stop(); code != 0 {
 		t.Errorf("sidecar exit code %d, want 0\n%s", code, second.out)

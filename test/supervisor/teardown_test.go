@@ -41,7 +41,7 @@ func TestTeardownByCleanPodPolicy(t *testing.T) {
 				t.Errorf("replicas (-want +got):\n%s", diff)
 			}
 			reasons := strings.Join(j.eventReasons("j-chief-0"), ",")
-			for _, want := range []string{"ReplicaExited", "JobSucceeded"} {
+			for _, want := range []string{"JobSucceeded"} {
 				if !strings.Contains(reasons, want) {
 					t.Errorf("events %s: no %s", reasons, want)
 				}

@@ -36,6 +36,7 @@ type Feed struct {
 	changed chan struct{}
 	own     string          // the pod of this process's replica, if any
 	ownRec  *record.Replica // its record as this process last reported it
+	synced  bool            // the pods have been listed
 }
 
 var _ supervise.ReplicaFeed = (*Feed)(nil)
@@ -62,6 +63,7 @@ func (f *Feed) apply(ev kube.PodEvent) {
 	defer f.mu.Unlock()
 	switch ev.Type {
 	case kube.Synced:
+		f.synced = true
 		clear(f.pods)
 		for _, p := range ev.Pods {
 			f.set(p)
@@ -113,7 +115,11 @@ func (r ownReporter) Report(rep supervise.Report) {
 		o.Replica = rec
 		f.pods[f.own] = o
 	}
+	synced := f.synced
 	f.mu.Unlock()
+	if !synced {
+		return // the first change comes with the list
+	}
 	select {
 	case f.changed <- struct{}{}:
 	default:

@@ -101,7 +101,14 @@ func (p *process) Pid() int                   { return p.pid }
 func (p *process) Done() <-chan struct{}      { return p.done }
 func (p *process) Exit() supervise.Exit       { return p.exit }
 func (p *process) Kill() error                { return p.Signal(syscall.SIGKILL) }
-func (p *process) Signal(sig os.Signal) error { return signalGroup(p.pid, sig) }
+// Signal sends sig to the process group; once the process has exited
+// (and awaits its reaping) it sends nothing and says os.ErrProcessDone.
+func (p *process) Signal(sig os.Signal) error {
+	if zombie(p.pid) {
+		return os.ErrProcessDone
+	}
+	return signalGroup(p.pid, sig)
+}
 
 // exited runs on the reaper: it kills what is left of the group, then
 // publishes the exit.

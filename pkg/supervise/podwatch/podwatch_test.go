@@ -1,0 +1,66 @@
+package podwatch
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfgen/tfgen/pkg/kube"
+	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/pkg/supervise"
+)
+
+// fakeWatch hands out the events a test sends.
+type fakeWatch struct{ events chan kube.PodEvent }
+
+func (f fakeWatch) WatchPodMetadata(context.Context, string, string, func(string, ...any)) <-chan kube.PodEvent {
+	return f.events
+}
+
+func pod(name, uid string, rec *record.Replica, labels map[string]string) *kube.Pod {
+	p := &kube.Pod{}
+	p.Name, p.UID, p.Labels = name, uid, labels
+	if rec != nil {
+		p.Annotations = rec.Annotations()
+	}
+	return p
+}
+
+// TestFeed: nothing before the list (not even this process's own
+// reports), then the pods as replicas, this process's own record ahead of
+// the API's, pods of other jobs and without an ordinal left out.
+func TestFeed(t *testing.T) {
+	w := fakeWatch{events: make(chan kube.PodEvent)}
+	f := Start(t.Context(), w, "ns", "j", t.Logf)
+	own := f.Reporter("j-worker-1")
+	own.Report(supervise.Report{Replica: record.Replica{State: record.StateRunning, Restarts: 2}})
+	select {
+	case <-f.Changed():
+		t.Fatal("a change before the pods were listed")
+	default:
+	}
+	ps := map[string]string{LabelReplicaType: "ps"}
+	w.events <- kube.PodEvent{Type: kube.Synced, Pods: []*kube.Pod{
+		pod("j-ps-0", "u1", &record.Replica{State: record.StateRunning}, ps),
+		pod("j-worker-1", "u2", &record.Replica{State: record.StateRunning, Restarts: 1}, nil),
+		pod("j-worker", "u3", nil, nil),
+	}}
+	<-f.Changed()
+	got := map[string]supervise.Observed{}
+	for _, o := range f.Replicas() {
+		got[o.Ref.String()] = o
+	}
+	want := map[string]supervise.Observed{
+		"ps-0":     {Ref: supervise.Ref{Type: "ps"}, Pod: "u1", Replica: record.Replica{State: record.StateRunning}},
+		"worker-1": {Ref: supervise.Ref{Type: "worker", Index: 1}, Pod: "u2", Replica: record.Replica{State: record.StateRunning, Restarts: 2}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("replicas (-want +got):\n%s", diff)
+	}
+	w.events <- kube.PodEvent{Type: kube.Deleted, Pod: pod("j-ps-0", "u1", nil, ps)}
+	<-f.Changed()
+	if n := len(f.Replicas()); n != 1 {
+		t.Errorf("%d replicas after a deletion, want 1", n)
+	}
+}
