@@ -97,10 +97,11 @@ type process struct {
 
 var _ supervise.Process = (*process)(nil)
 
-func (p *process) Pid() int                   { return p.pid }
-func (p *process) Done() <-chan struct{}      { return p.done }
-func (p *process) Exit() supervise.Exit       { return p.exit }
-func (p *process) Kill() error                { return p.Signal(syscall.SIGKILL) }
+func (p *process) Pid() int              { return p.pid }
+func (p *process) Done() <-chan struct{} { return p.done }
+func (p *process) Exit() supervise.Exit  { return p.exit }
+func (p *process) Kill() error           { return p.Signal(syscall.SIGKILL) }
+
 // Signal sends sig to the process group; once the process has exited
 // (and awaits its reaping) it sends nothing and says os.ErrProcessDone.
 func (p *process) Signal(sig os.Signal) error {
