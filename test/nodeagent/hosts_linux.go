@@ -3,33 +3,23 @@ package nodeagent
 import (
 	"fmt"
 	"os/exec"
-	"runtime"
-
-	"golang.org/x/sys/unix"
 )
 
 // startWithHosts starts cmd in a mount namespace of its own in which the
 // file hosts is bind-mounted on /etc/hosts, as the kubelet gives each pod
-// its own. The namespace is made on a locked thread that forks the child
-// and then ends with its goroutine (it is never unlocked), so the agent's
-// other threads keep this machine's /etc/hosts. It needs CAP_SYS_ADMIN.
+// its own: util-linux's unshare and mount (CAP_SYS_ADMIN), then sh execs
+// the command, so that its process is the one started.
+//
+// Not unshare(2) on a locked thread of the agent's: that thread would have
+// to end with its goroutine, and a process whose parent thread ends gets
+// its parent-death signal (the control plane's processes are started with
+// Pdeathsig).
 func startWithHosts(cmd *exec.Cmd, hosts string) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
-			errc <- fmt.Errorf("unshare the mount namespace: %w", err)
-			return
-		}
-		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-			errc <- fmt.Errorf("make mounts private: %w", err)
-			return
-		}
-		if err := unix.Mount(hosts, "/etc/hosts", "", unix.MS_BIND, ""); err != nil {
-			errc <- fmt.Errorf("bind %s on /etc/hosts: %w", hosts, err)
-			return
-		}
-		errc <- cmd.Start()
-	}()
-	return <-errc
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		return fmt.Errorf("hostAliases: %w", err)
+	}
+	cmd.Args = append([]string{unshare, "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$0" /etc/hosts && exec "$@"`, hosts}, cmd.Args...)
+	cmd.Path = unshare
+	return cmd.Start()
 }
