@@ -4,8 +4,9 @@ on the parameter servers. Workers and parameter servers only run a
 TensorFlow server (tf.distribute.Server) and wait for ever: the job ends
 when the chief does, and its clean-pod policy stops them.
 
-A linear regression on synthetic data, as in mwms.py, written as a custom
-training loop: Keras fit does not take this strategy in Keras 3.
+A linear regression on synthetic data, as in mwms.py, as a custom training
+loop with ClusterCoordinator (TensorFlow's parameter-server training guide
+has this form too). Each step returns which worker ran it.
 """
 
 import argparse

@@ -28,14 +28,6 @@ def task_name():
     return "%s-%d" % task()
 
 
-def is_chief():
-    """Whether this task writes checkpoints: the chief, or worker 0 when
-    the cluster has no chief (TensorFlow's rule)."""
-    t, i = task()
-    cluster = tf_config().get("cluster", {})
-    return t == "chief" or (t == "worker" and i == 0 and "chief" not in cluster)
-
-
 def run_dir():
     """The directory every task of this run shares: MODEL_DIR, else one
     under the temporary directory named by the job and the cluster's

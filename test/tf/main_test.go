@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -78,23 +77,22 @@ func findBinaries() error {
 // findVenvs checks that the virtualenvs of make tf import their framework.
 func findVenvs() error {
 	for _, v := range []struct {
-		env     string
-		dir     *string
-		imports string
+		env, dir string
+		to       *string
+		imports  string
 	}{
-		{"TFGEN_TF_VENV", &venvs.tf, "import tensorflow as tf, tf_keras, keras, numpy; print('tensorflow', tf.__version__, 'tf_keras', tf_keras.__version__, 'keras', keras.__version__, 'numpy', numpy.__version__)"},
-		{"TFGEN_MXNET_VENV", &venvs.mxnet, "import mxnet, numpy; print('mxnet', mxnet.__version__, 'numpy', numpy.__version__)"},
+		{"TFGEN_TF_VENV", ".venv/tensorflow", &venvs.tf,
+			"import tensorflow as tf, tf_keras, keras, numpy; print('tensorflow', tf.__version__, 'tf_keras', tf_keras.__version__, 'keras', keras.__version__, 'numpy', numpy.__version__)"},
+		{"TFGEN_MXNET_VENV", ".venv/mxnet", &venvs.mxnet, "import mxnet, numpy; print('mxnet', mxnet.__version__, 'numpy', numpy.__version__)"},
 	} {
-		*v.dir = os.Getenv(v.env)
-		if *v.dir == "" {
-			return fmt.Errorf("$%s is not set: run make tf (make e2e does), then %s=$PWD/.venv/%s", v.env, v.env,
-				strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(v.env, "TFGEN_"), "_VENV")))
+		if *v.to = os.Getenv(v.env); *v.to == "" {
+			return fmt.Errorf("$%s is not set: run make tf (make e2e does), then %s=$PWD/%s", v.env, v.env, v.dir)
 		}
-		cmd := exec.Command(filepath.Join(*v.dir, "bin", "python3"), "-c", v.imports)
+		cmd := exec.Command(filepath.Join(*v.to, "bin", "python3"), "-c", v.imports)
 		cmd.Env = append(os.Environ(), "TF_CPP_MIN_LOG_LEVEL=2")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("%s=%s: %v\n%s(run make tf)", v.env, *v.dir, err, out)
+			return fmt.Errorf("%s=%s: %v\n%s(run make tf)", v.env, *v.to, err, out)
 		}
 		fmt.Printf("tf: %s", out)
 	}
