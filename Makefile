@@ -8,7 +8,7 @@ COMMIT := $(or $(COMMIT),$(shell git rev-parse --short HEAD 2>/dev/null),unknown
 LDFLAGS := -s -w -X github.com/tfgen/tfgen/pkg/version.Version=$(VERSION) -X github.com/tfgen/tfgen/pkg/version.Commit=$(COMMIT)
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test unit e2e fuzz bench tools lint clean image image-test release chart
+.PHONY: all build test unit e2e fuzz bench tools tf lint clean image image-test release chart
 
 all: build
 
@@ -20,6 +20,16 @@ build: ## Build tfgen, kubectl-tfjob and the static tfsupervisor into bin/.
 
 tools: ## Install the control plane, etcd and helm into bin/ (pinned, cached).
 	@hack/tools/install.sh $(BIN)
+
+# Virtualenvs with TensorFlow and MXNet (make tf), git-ignored. The tests
+# find them through TFGEN_TF_VENV and TFGEN_MXNET_VENV.
+VENV := $(CURDIR)/.venv
+TF_VENV := $(VENV)/tensorflow
+MXNET_VENV := $(VENV)/mxnet
+
+tf: ## Install tensorflow-cpu and mxnet into .venv/ (pinned with hashes in hack/python, cached).
+	@hack/python/install.sh $(TF_VENV) hack/python/tensorflow/requirements.txt tensorflow tf_keras
+	@hack/python/install.sh $(MXNET_VENV) hack/python/mxnet/requirements.txt mxnet
 
 chart: ## Copy templates/ into charts/tfjob/templates, the chart's generated copy (test/helm fails on drift).
 	@hack/gen-chart.sh
@@ -36,8 +46,8 @@ fuzz: ## Short fuzz runs over decoding and rendering (execution counts, not dura
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=20000x -fuzzminimizetime=100x ./pkg/dialect/
 	$(GO) test -run='^$$' -fuzz=FuzzRender -fuzztime=8000x -fuzzminimizetime=100x ./pkg/render/
 
-e2e: build tools
-	TFGEN_BIN=$(BIN) $(GO) test -count=1 -timeout 40m ./test/...
+e2e: build tools tf
+	TFGEN_BIN=$(BIN) TFGEN_TF_VENV=$(TF_VENV) TFGEN_MXNET_VENV=$(MXNET_VENV) $(GO) test -count=1 -timeout 40m ./test/...
 
 test: lint unit fuzz e2e image-test ## Everything CI runs.
 
@@ -73,4 +83,4 @@ release: ## dist/: tfgen and tfsupervisor for linux/darwin amd64/arm64, SHA256SU
 	@cat dist/SHA256SUMS
 
 clean:
-	rm -rf $(BIN) dist
+	rm -rf $(BIN) dist $(VENV)

@@ -29,7 +29,12 @@ needs --image-entrypoints. Each process gets the environment its pod would:
 TF_CONFIG (or MX_CONFIG and DMLC_*) listing every replica on localhost with
 a free port of its own (its task entry is the address it must listen on),
 POD_NAME (JOB-TYPE-INDEX), POD_NAMESPACE, and the container's env values
-(valueFrom and envFrom are skipped with a warning).
+(valueFrom and envFrom are skipped with a warning). --exclude-evaluator
+leaves the evaluator out of TF_CONFIG's cluster, as render does: TensorFlow's
+ParameterServerStrategy waits for every task in the cluster, and a sidecar
+evaluator runs no server. MXNet replicas also get DMLC_NODE_HOST=127.0.0.1
+and DMLC_INTERFACE (the loopback interface), so that ps-lite announces a
+loopback address.
 
 Restart policies, exit-code rules, backoff, maxRestarts, backoffLimit,
 activeDeadlineSeconds, the success policy and cleanPodPolicy work as
@@ -45,16 +50,18 @@ the run. The exit status is 0 when the job succeeded, 1 otherwise.
 Examples:
   tfgen run -f examples/local-demo.yaml
   tfgen run -f job.yaml --replicas worker=2,ps=1 --grace-period 5s
+  tfgen run -f examples/tf-ps.yaml --exclude-evaluator
   tfgen run -f job.yaml --image-entrypoints images.yaml --restart-backoff 100ms`
 
 // runOptions are the flags of tfgen run.
 type runOptions struct {
-	input          inputOptions
-	Job            string
-	Replicas       []string
-	GracePeriod    time.Duration
-	RestartBackoff string
-	Color          string
+	input            inputOptions
+	Job              string
+	Replicas         []string
+	GracePeriod      time.Duration
+	RestartBackoff   string
+	Color            string
+	ExcludeEvaluator bool
 
 	counts  map[string]int32
 	backoff supervise.Backoff
@@ -68,6 +75,7 @@ func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Replicas, "replicas", nil, "TYPE=N: run N replicas of TYPE instead of the job's count (worker=2); repeatable, comma-separated")
 	fs.DurationVar(&o.GracePeriod, "grace-period", 0, "SIGTERM to SIGKILL when replicas are stopped (default: each template's terminationGracePeriodSeconds, else 30s)")
 	fs.StringVar(&o.RestartBackoff, "restart-backoff", "1s,5m", "INITIAL[,MAX] wait before a restart, doubling, as tfsupervisor's flag")
+	fs.BoolVar(&o.ExcludeEvaluator, "exclude-evaluator", false, "leave the evaluator out of TF_CONFIG's cluster, as for render (it still runs)")
 	fs.StringVar(&o.Color, "color", "auto", "colour each replica's prefix: auto (when stdout is a terminal and NO_COLOR is unset), always or never")
 }
 
@@ -134,7 +142,8 @@ func (o *runOptions) Run(ctx context.Context, s Streams, sigs <-chan os.Signal) 
 	if err != nil {
 		return err
 	}
-	p, err := localrun.NewPlan(j, localrun.PlanOptions{Replicas: o.counts, GracePeriod: o.GracePeriod, Backoff: &o.backoff})
+	p, err := localrun.NewPlan(j, localrun.PlanOptions{Replicas: o.counts, GracePeriod: o.GracePeriod, Backoff: &o.backoff,
+		ExcludeEvaluator: o.ExcludeEvaluator})
 	if errs := flatten(err); len(errs) > 1 {
 		lines := make([]string, len(errs))
 		for i, e := range errs {

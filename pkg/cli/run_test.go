@@ -146,3 +146,43 @@ func TestRunInterrupted(t *testing.T) {
 	golden.Assert(t, "testdata/run/interrupted.golden.txt", []byte(tableOf(out)))
 	golden.Assert(t, "testdata/run/interrupted.golden.txt.stderr", []byte(errOut))
 }
+
+// TestRunExcludeEvaluator runs a job whose chief fails when TF_CONFIG's
+// cluster lists the evaluator: with --exclude-evaluator it does not, and the
+// evaluator runs all the same.
+func TestRunExcludeEvaluator(t *testing.T) {
+	const job = `apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: eval}
+spec:
+  runPolicy: {cleanPodPolicy: None}
+  tfReplicaSpecs:
+    Chief:
+      template:
+        spec:
+          containers:
+            - name: tensorflow
+              image: busybox
+              command: ["sh", "-c", 'case "$TF_CONFIG" in *\"evaluator\":*) echo "cluster lists the evaluator"; exit 1;; esac']
+    Evaluator:
+      template:
+        spec:
+          containers:
+            - name: tensorflow
+              image: busybox
+              command: ["sh", "-c", 'case "$TF_CONFIG" in *\"type\":\"evaluator\"*) echo "evaluator ran";; *) exit 1;; esac']
+`
+	for _, tc := range []struct {
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{nil, 1, "[chief-0] cluster lists the evaluator"},
+		{[]string{"--exclude-evaluator"}, 0, "[evaluator-0] evaluator ran"},
+	} {
+		out, errOut, code := tfgenRun(t, context.Background(), job, append([]string{"run", "-f", "-", "--color", "never"}, tc.args...)...)
+		if code != tc.wantCode || !strings.Contains(out, tc.want) {
+			t.Errorf("run %v: exit status %d, want %d; want %q in output:\n%s%s", tc.args, code, tc.wantCode, tc.want, out, errOut)
+		}
+	}
+}

@@ -2,11 +2,13 @@ package localrun
 
 import (
 	"fmt"
+	"net"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tfgen/tfgen/pkg/cluster"
+	"github.com/tfgen/tfgen/pkg/job"
 )
 
 // envList is an environment in which a later value replaces an earlier
@@ -74,6 +76,34 @@ func containerEnv(c *corev1.Container, pod, ns string) (env *envList, skipped []
 		}
 	}
 	return env, skipped
+}
+
+// loopbackEnv returns what a replica of a job of framework f needs besides
+// the cluster's environment to reach its peers on localhost. For MXNet:
+// ps-lite announces to the scheduler the address of DMLC_NODE_HOST, else of
+// DMLC_INTERFACE, else of the first interface that is up and not loopback,
+// which is not where a local run's peers are (and on a machine with
+// loopback only, servers and workers abort: "Check failed:
+// !interface.empty()"). In a pod, the pod's own address is right.
+func loopbackEnv(f job.Framework) []cluster.EnvVar {
+	if f != job.MXNet {
+		return nil
+	}
+	return []cluster.EnvVar{{Name: "DMLC_NODE_HOST", Value: "127.0.0.1"}, {Name: "DMLC_INTERFACE", Value: loopbackInterface()}}
+}
+
+// loopbackInterface returns the name of this machine's loopback interface:
+// lo on Linux, lo0 on BSDs and macOS.
+func loopbackInterface() string {
+	ifs, err := net.Interfaces()
+	if err == nil {
+		for _, i := range ifs {
+			if i.Flags&net.FlagLoopback != 0 && i.Flags&net.FlagUp != 0 {
+				return i.Name
+			}
+		}
+	}
+	return "lo"
 }
 
 // processEnv returns the environment of a replica's process: environ

@@ -27,6 +27,9 @@ type PlanOptions struct {
 	// Backoff between restarts; nil is tfsupervisor's default (1s
 	// doubling to 5m).
 	Backoff *supervise.Backoff
+	// ExcludeEvaluator leaves the evaluator out of TF_CONFIG's cluster,
+	// as tfgen render --exclude-evaluator does: the evaluator still runs.
+	ExcludeEvaluator bool
 	// Namespace for POD_NAMESPACE when the job sets none; "" is default.
 	Namespace string
 	// Environ is the environment every process starts from; nil is
@@ -70,7 +73,7 @@ func NewPlan(j *job.Job, o PlanOptions) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	layout := values.Layout(j, job.Settings{})
+	layout := values.Layout(j, job.Settings{ExcludeEvaluator: o.ExcludeEvaluator})
 	ports := o.Ports
 	if ports == nil {
 		ports = FreePorts
@@ -168,6 +171,7 @@ func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, base supervise.Co
 		if err != nil {
 			return nil, err
 		}
+		vars = append(vars, loopbackEnv(j.Framework())...)
 		rc := cfg
 		rc.Pod, rc.Self = pod, ref
 		if err := rc.Validate(); err != nil {

@@ -4,6 +4,7 @@ package localrun
 
 import (
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -103,14 +104,66 @@ func TestPlanMXNet(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := envOf(p.Replicas[3]) // worker-1
+	// DMLC_NODE_HOST and DMLC_INTERFACE: ps-lite would announce another
+	// interface's address (or, with loopback only, abort).
 	for k, want := range map[string]string{"DMLC_PS_ROOT_URI": "localhost", "DMLC_PS_ROOT_PORT": "40000", "DMLC_ROLE": "worker",
-		"DMLC_WORKER_ID": "1", "DMLC_NUM_WORKER": "2", "DMLC_NUM_SERVER": "1"} {
+		"DMLC_WORKER_ID": "1", "DMLC_NUM_WORKER": "2", "DMLC_NUM_SERVER": "1", "DMLC_NODE_HOST": "127.0.0.1", "DMLC_INTERFACE": loopbackInterface()} {
 		if env[k] != want {
 			t.Errorf("%s=%q, want %q", k, env[k], want)
 		}
 	}
 	if !strings.Contains(env["MX_CONFIG"], `"worker":[{"url":"localhost","port":40002},{"url":"localhost","port":40003}]`) {
 		t.Errorf("MX_CONFIG %s", env["MX_CONFIG"])
+	}
+}
+
+func TestLoopbackInterface(t *testing.T) {
+	name := loopbackInterface()
+	i, err := net.InterfaceByName(name)
+	if err != nil {
+		t.Fatalf("loopback interface %q: %v", name, err)
+	}
+	if i.Flags&net.FlagLoopback == 0 {
+		t.Errorf("interface %s is not loopback: %v", name, i.Flags)
+	}
+}
+
+func TestPlanExcludeEvaluator(t *testing.T) {
+	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Chief: sh(1, "", "true"), job.Worker: sh(1, "", "true"), job.Evaluator: sh(1, "", "true")})
+	for _, exclude := range []bool{false, true} {
+		p, err := NewPlan(j, PlanOptions{Ports: ports, Environ: []string{}, ExcludeEvaluator: exclude})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refs []string
+		for _, r := range p.Replicas {
+			refs = append(refs, r.Ref.String())
+			env := envOf(r)
+			var tf struct {
+				Cluster map[string][]string
+				Task    struct{ Type string }
+			}
+			if err := json.Unmarshal([]byte(env["TF_CONFIG"]), &tf); err != nil {
+				t.Fatalf("%s: TF_CONFIG %q: %v", r.Ref, env["TF_CONFIG"], err)
+			}
+			want := map[string][]string{"chief": {"localhost:40000"}, "evaluator": {"localhost:40001"}, "worker": {"localhost:40002"}}
+			if exclude {
+				delete(want, "evaluator")
+			}
+			if diff := cmp.Diff(want, tf.Cluster); diff != "" {
+				t.Errorf("exclude %v: %s: TF_CONFIG cluster (-want +got):\n%s", exclude, r.Ref, diff)
+			}
+			if tf.Task.Type != r.Ref.Type {
+				t.Errorf("exclude %v: %s: task type %q", exclude, r.Ref, tf.Task.Type)
+			}
+			if _, ok := env["DMLC_NODE_HOST"]; ok {
+				t.Errorf("%s: DMLC_NODE_HOST in a TensorFlow job", r.Ref)
+			}
+		}
+		// The evaluator runs either way.
+		if diff := cmp.Diff([]string{"chief-0", "evaluator-0", "worker-0"}, refs); diff != "" {
+			t.Errorf("exclude %v: replicas (-want +got):\n%s", exclude, diff)
+		}
 	}
 }
 

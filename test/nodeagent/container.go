@@ -70,7 +70,7 @@ func (r *podRun) runOnce(c *ctr) (*corev1.ContainerStateTerminated, waitReason) 
 	}
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := r.start(cmd); err != nil {
 		fmt.Fprintf(log, "=== nodeagent: %v\n", err)
 		return ended(128, "StartError", err.Error()), waitReason{}
 	}

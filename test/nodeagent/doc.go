@@ -57,7 +57,12 @@
 //   - Environment: PATH and HOSTNAME (the pod name) besides the above; no
 //     Service links. The Node's address is 127.0.0.1; each pod gets an
 //     address of PodCIDR (Endpoints refuse loopback ones) that nothing
-//     listens on, and there is no DNS: replicas cannot reach each other.
+//     listens on, and there is no DNS: replicas cannot reach each other by
+//     their Service names, unless the pod template gives those names as
+//     spec.hostAliases of 127.0.0.1 (every pod shares this machine's
+//     network, so each replica type then needs a port of its own). As the
+//     kubelet does, a pod with hostAliases gets an /etc/hosts of its own
+//     with them (in a mount namespace of its own: Linux, CAP_SYS_ADMIN).
 //   - Ignored: resources, securityContext, probes (a running container is
 //     ready), lifecycle hooks, envFrom and valueFrom other than fieldRef
 //     (the container then fails with CreateContainerConfigError), init

@@ -1,0 +1,100 @@
+package tf
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tfgen/tfgen/test/controlplane"
+)
+
+// bins are the binaries under test, from $TFGEN_BIN (make e2e) or built.
+var bins struct{ tfgen, tfsupervisor string }
+
+// venvs are the virtualenvs of make tf.
+var venvs struct{ tf, mxnet string }
+
+// root is the repository's root, where the examples' commands run.
+var root string
+
+// scratch is the package's temporary directory.
+var scratch string
+
+func TestMain(m *testing.M) {
+	began := time.Now()
+	code := run(m)
+	fmt.Printf("tf: suite took %v\n", time.Since(began).Round(100*time.Millisecond))
+	os.Exit(code)
+}
+
+func run(m *testing.M) int {
+	var err error
+	if scratch, err = os.MkdirTemp("", "tfgen-tf-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(scratch)
+	if root, err = filepath.Abs(filepath.Join("..", "..")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := findBinaries(); err != nil {
+		fmt.Fprintln(os.Stderr, "tf:", err)
+		return 1
+	}
+	if err := findVenvs(); err != nil {
+		fmt.Fprintln(os.Stderr, "tf:", err)
+		return 1
+	}
+	code := controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true})
+	stopAgent()
+	return code
+}
+
+// findBinaries takes tfgen and tfsupervisor from $TFGEN_BIN when both are
+// there, else builds them.
+func findBinaries() error {
+	dir := os.Getenv("TFGEN_BIN")
+	bins.tfgen, bins.tfsupervisor = filepath.Join(dir, "tfgen"), filepath.Join(dir, "tfsupervisor")
+	for path, pkg := range map[*string]string{&bins.tfgen: "./cmd/tfgen", &bins.tfsupervisor: "./cmd/tfsupervisor"} {
+		if _, err := os.Stat(*path); dir != "" && err == nil {
+			continue
+		}
+		*path = filepath.Join(scratch, "bin", filepath.Base(pkg))
+		cmd := exec.Command("go", "build", "-trimpath", "-o", *path, pkg)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("build %s: %v\n%s", pkg, err, b)
+		}
+	}
+	return nil
+}
+
+// findVenvs checks that the virtualenvs of make tf import their framework.
+func findVenvs() error {
+	for _, v := range []struct {
+		env, dir string
+		to       *string
+		imports  string
+	}{
+		{"TFGEN_TF_VENV", ".venv/tensorflow", &venvs.tf,
+			"import tensorflow as tf, tf_keras, keras, numpy; print('tensorflow', tf.__version__, 'tf_keras', tf_keras.__version__, 'keras', keras.__version__, 'numpy', numpy.__version__)"},
+		{"TFGEN_MXNET_VENV", ".venv/mxnet", &venvs.mxnet, "import mxnet, numpy; print('mxnet', mxnet.__version__, 'numpy', numpy.__version__)"},
+	} {
+		if *v.to = os.Getenv(v.env); *v.to == "" {
+			return fmt.Errorf("$%s is not set: run make tf (make e2e does), then %s=$PWD/%s", v.env, v.env, v.dir)
+		}
+		cmd := exec.Command(filepath.Join(*v.to, "bin", "python3"), "-c", v.imports)
+		cmd.Env = append(os.Environ(), "TF_CPP_MIN_LOG_LEVEL=2")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s=%s: %v\n%s(run make tf)", v.env, *v.to, err, out)
+		}
+		fmt.Printf("tf: %s", out)
+	}
+	return nil
+}
