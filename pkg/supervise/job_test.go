@@ -320,3 +320,71 @@ func TestTTLAfterFinished(t *testing.T) {
 		})
 	}
 }
+
+// exitedProcess is a training process that has exited by itself, its exit
+// not delivered yet (its output still draining, say): signals to it are
+// moot, and each is announced on signalled.
+type exitedProcess struct {
+	done      chan struct{}
+	exit      supervise.Exit
+	signalled chan os.Signal
+}
+
+func (p *exitedProcess) Pid() int              { return 1 << 30 }
+func (p *exitedProcess) Done() <-chan struct{} { return p.done }
+func (p *exitedProcess) Exit() supervise.Exit  { return p.exit }
+func (p *exitedProcess) Kill() error           { return p.Signal(syscall.SIGKILL) }
+func (p *exitedProcess) Signal(sig os.Signal) error {
+	p.signalled <- sig
+	return os.ErrProcessDone
+}
+
+// oneRunner starts p, and closes started.
+type oneRunner struct {
+	p       supervise.Process
+	started chan struct{}
+}
+
+func (r oneRunner) Start(supervise.Command) (supervise.Process, error) {
+	close(r.started)
+	return r.p, nil
+}
+
+// TestExitAsTheJobEnds: a worker's process exits by itself just as the
+// job ends; the stop comes too late to matter, and the worker is
+// Succeeded or Failed by its own exit code, not Stopped.
+func TestExitAsTheJobEnds(t *testing.T) {
+	for _, tc := range []struct {
+		exit supervise.Exit
+		want record.State
+	}{
+		{supervise.Exit{Code: 0, Reason: "Completed"}, record.StateSucceeded},
+		{supervise.Exit{Code: 1, Reason: "Error"}, record.StateFailed},
+	} {
+		t.Run(string(tc.want), func(t *testing.T) {
+			cfg := config(supervise.OnFailure)
+			cfg.Layout, cfg.Self = layout(), supervise.Ref{Type: "worker", Index: 1}
+			f := newFixture(t, cfg, true)
+			p := &exitedProcess{done: make(chan struct{}), exit: tc.exit, signalled: make(chan os.Signal, 1)}
+			started := make(chan struct{})
+			sup := f.supervisor()
+			sup.Runner = oneRunner{p, started}
+			done := make(chan supervise.Result, 1)
+			go func() { done <- sup.Run(context.Background(), supervise.Command{Args: []string{"train"}}) }()
+			<-started
+			f.store.Update(context.Background(), func(s *record.Status) error {
+				s.Finish(true, supervise.ReasonJobSucceeded, "replica chief-0 succeeded", f.clock.Now())
+				s.Stop = []string{"ps", "worker"}
+				return nil
+			})
+			if sig := <-p.signalled; sig != syscall.SIGTERM {
+				t.Fatalf("signal %v, want SIGTERM", sig)
+			}
+			close(p.done)
+			res := <-done
+			if res.State != tc.want || res.ExitCode != tc.exit.Code || res.Reason != tc.exit.Reason {
+				t.Errorf("Result %+v, want %s with exit code %d", res, tc.want, tc.exit.Code)
+			}
+		})
+	}
+}

@@ -103,8 +103,14 @@ func (p *process) Exit() supervise.Exit  { return p.exit }
 func (p *process) Kill() error           { return p.Signal(syscall.SIGKILL) }
 
 // Signal sends sig to the process group; once the process has exited
-// (and awaits its reaping) it sends nothing and says os.ErrProcessDone.
+// (reaped, or awaiting its reaping) it sends nothing and says
+// os.ErrProcessDone.
 func (p *process) Signal(sig os.Signal) error {
+	select {
+	case <-p.done:
+		return os.ErrProcessDone
+	default:
+	}
 	if zombie(p.pid) {
 		return os.ErrProcessDone
 	}
