@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -98,6 +99,9 @@ type APIError struct {
 	Reason string
 	// Message is the Status message.
 	Message string
+	// RetryAfter is how long the server asked to wait before trying
+	// again (429 Too Many Requests and some 5xx), 0 if it did not say.
+	RetryAfter time.Duration
 }
 
 func (e *APIError) Error() string {
@@ -111,6 +115,16 @@ func code(err error) int {
 	var e *APIError
 	if errors.As(err, &e) {
 		return e.Code
+	}
+	return 0
+}
+
+// RetryAfter returns how long the server that answered err asked to wait
+// before trying again; 0 if it did not say.
+func RetryAfter(err error) time.Duration {
+	var e *APIError
+	if errors.As(err, &e) {
+		return e.RetryAfter
 	}
 	return 0
 }
@@ -178,6 +192,9 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 		}
 		if e.Reason == "" {
 			e.Reason = http.StatusText(resp.StatusCode)
+		}
+		if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && n > 0 {
+			e.RetryAfter = time.Duration(min(n, 60)) * time.Second
 		}
 		return nil, e
 	}

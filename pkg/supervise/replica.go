@@ -73,13 +73,17 @@ func (r *replica) report(events ...Event) {
 }
 
 // running records that the training process runs, again after a restart.
+// A first start is reported at leisure (Spread): every replica starts at
+// once, and nothing waits for it; a restart is not (the keeper counts it).
 func (r *replica) running(restart bool) {
 	r.rec.State, r.rec.Reason, r.rec.Message = record.StateRunning, "Started", ""
+	rep := Report{Spread: r.cfg.spread()}
 	if restart {
 		r.rec.Restarts++
-		r.rec.Reason = "Restarted"
+		r.rec.Reason, rep.Spread = "Restarted", 0
 	}
-	r.report()
+	rep.Replica = r.rec
+	r.rep.Report(rep)
 }
 
 // idle records that the replica does not train, and why.

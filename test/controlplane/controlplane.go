@@ -317,6 +317,17 @@ func (cp *ControlPlane) RestConfig() *rest.Config { return rest.CopyConfig(cp.co
 // Client is an admin clientset.
 func (cp *ControlPlane) Client() kubernetes.Interface { return cp.client }
 
+// CPUTime returns the CPU time (user and system) the component name
+// (etcd, kube-apiserver, ...) has used so far; 0 if it does not run.
+func (cp *ControlPlane) CPUTime(name string) time.Duration {
+	for _, p := range cp.procs {
+		if p.name == name && p.cmd.Process != nil {
+			return cpuTime(p.cmd.Process.Pid)
+		}
+	}
+	return 0
+}
+
 // Logs returns the last lines (up to n per process) of every process's output.
 func (cp *ControlPlane) Logs(n int) string {
 	var b strings.Builder

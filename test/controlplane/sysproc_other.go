@@ -2,6 +2,12 @@
 
 package controlplane
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 func sysProcAttr() *syscall.SysProcAttr { return nil }
+
+// cpuTime is not known outside Linux.
+func cpuTime(int) time.Duration { return 0 }

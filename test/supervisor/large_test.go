@@ -28,6 +28,7 @@ type large struct {
 	kubeconfig string
 	procs      []*proc
 	before     apiCounts
+	cpuBefore  time.Duration // the API server's and etcd's
 }
 
 // largeTimeout bounds each wait of a large run.
@@ -238,17 +239,27 @@ type largeResult struct {
 	stopped time.Duration
 	// exact: the final status is exact.
 	exact bool
+	// cpuPerReplica: the CPU the supervisors, the API server and etcd
+	// used over the run, per replica (on this machine's cores).
+	cpuPerReplica time.Duration
 }
 
 // measure opens the window of API counts.
-func (l *large) measure() { l.before = l.counts() }
+func (l *large) measure() {
+	l.before = l.counts()
+	l.cpuBefore = l.cp.CPUTime("kube-apiserver") + l.cp.CPUTime("etcd")
+}
 
 // closeWindow stops the supervisors and fills in the API counts per
 // replica of n.
 func (l *large) closeWindow(r *largeResult, n int) {
 	cpu := l.stopAll()
 	after := l.counts()
-	l.t.Logf("CPU of %d supervisors: %v (%v each); wall %v", n, cpu.Round(time.Millisecond), (cpu / time.Duration(n)).Round(time.Microsecond), r.wall.Round(time.Millisecond))
+	server := l.cp.CPUTime("kube-apiserver") + l.cp.CPUTime("etcd") - l.cpuBefore
+	r.cpuPerReplica = (cpu + server) / time.Duration(n)
+	l.t.Logf("CPU of %d supervisors %v (%v each), of the API server and etcd %v (%v per replica); wall %v",
+		n, cpu.Round(time.Millisecond), (cpu / time.Duration(n)).Round(time.Microsecond),
+		server.Round(time.Millisecond), (server / time.Duration(n)).Round(time.Microsecond), r.wall.Round(time.Millisecond))
 	r.writesPerReplica = (after.writes - l.before.writes) / float64(n)
 	r.conflicts = after.conflicts - l.before.conflicts
 	var by []string
@@ -445,6 +456,7 @@ func BenchmarkLargeJob(b *testing.B) {
 				b.ReportMetric(all.afterLast.Seconds(), "s-after-last-trains")
 				b.ReportMetric(float64(stop.stopped.Milliseconds()), "ms-stop-all")
 				b.ReportMetric(exact, "exact")
+				b.ReportMetric(float64(all.cpuPerReplica.Microseconds())/1000, "ms-cpu/replica")
 			}
 		})
 	}

@@ -39,6 +39,7 @@ type API struct {
 	changed   chan struct{} // closed and replaced when either moves
 	uid       string        // the pod's UID, once known
 	running   bool          // a deliver goroutine runs
+	urgent    chan struct{} // a report that may not wait was queued
 }
 
 var _ supervise.Reporter = (*API)(nil)
@@ -47,7 +48,7 @@ var _ supervise.Reporter = (*API)(nil)
 // known: the first patch tells it) that also sets labels on the pod (the
 // Kubeflow labels that need the ordinal).
 func NewAPI(client PodClient, ns, pod, uid string, labels map[string]string, logf func(string, ...any)) *API {
-	a := &API{client: client, namespace: ns, pod: pod, uid: uid, logf: logf, labels: map[string]*string{}, changed: make(chan struct{})}
+	a := &API{client: client, namespace: ns, pod: pod, uid: uid, logf: logf, labels: map[string]*string{}, changed: make(chan struct{}), urgent: make(chan struct{}, 1)}
 	for k, v := range labels {
 		a.labels[k] = &v
 	}
@@ -60,6 +61,12 @@ func (a *API) Report(r supervise.Report) {
 	defer a.mu.Unlock()
 	a.queue = append(a.queue, r)
 	a.queued++
+	if r.Spread <= 0 {
+		select {
+		case a.urgent <- struct{}{}:
+		default:
+		}
+	}
 	if !a.running {
 		a.running = true
 		go a.deliver()
@@ -92,6 +99,8 @@ func (a *API) Flush(ctx context.Context) error {
 
 // deliver drains the queue: one pod patch with the latest record of the
 // batch (if any report of it has one), then the batch's Events in order.
+// A batch of reports that may wait (Spread) waits a random part of that,
+// or until a report that may not is queued.
 func (a *API) deliver() {
 	for {
 		a.mu.Lock()
@@ -104,7 +113,14 @@ func (a *API) deliver() {
 		}
 		a.mu.Unlock()
 		if d := spread(batch); d > 0 {
-			time.Sleep(rand.N(d))
+			select {
+			case <-time.After(rand.N(d)):
+			case <-a.urgent: // it goes with this batch
+			}
+			a.mu.Lock()
+			batch = append(batch, a.queue...)
+			a.queue = nil
+			a.mu.Unlock()
 		}
 		for i := len(batch) - 1; i >= 0; i-- {
 			if batch[i].State != "" {
@@ -177,8 +193,9 @@ func (a *API) event(e supervise.Event) {
 const eventAttempts = 4
 
 // retry makes attempts of call (5 s each; 0: until it succeeds), waiting
-// a jittered, doubling delay of up to 5 s in between, and gives up at once
-// on an answer that retrying cannot change. A replica's record must land:
+// a jittered, doubling delay of up to 5 s in between (or between once and
+// twice what a busy API server asks, Retry-After), and gives up at once on
+// an answer that retrying cannot change. A replica's record must land:
 // the job's keeper decides from it.
 func retry(logf func(string, ...any), what string, attempts int, call func(context.Context) error) {
 	delay := 100 * time.Millisecond
@@ -196,7 +213,11 @@ func retry(logf func(string, ...any), what string, attempts int, call func(conte
 		if attempt == 4 {
 			logf("%s: %v; trying again", what, err)
 		}
-		time.Sleep(delay/2 + rand.N(delay/2+1))
+		wait := delay/2 + rand.N(delay/2+1)
+		if ra := kube.RetryAfter(err); ra > 0 { // the API server is busy: spread the retries over what it asked
+			wait = ra + rand.N(ra)
+		}
+		time.Sleep(wait)
 		delay = min(2*delay, 5*time.Second)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -72,5 +73,20 @@ func TestAPIOrderAndFlush(t *testing.T) {
 	cancel()
 	if err := a.Flush(ctx); err != nil {
 		t.Errorf("Flush with nothing queued: %v", err)
+	}
+}
+
+// TestAPISpread: a report that may wait is delivered, at the latest with
+// the next that may not.
+func TestAPISpread(t *testing.T) {
+	f := &fakePods{}
+	a := NewAPI(f, "ns", "j-worker-1", "uid-1", map[string]string{"training.kubeflow.org/replica-index": "1"}, func(string, ...any) {})
+	a.Report(supervise.Report{Replica: record.Replica{State: "Running"}, Spread: time.Hour})
+	a.Report(supervise.Report{Replica: record.Replica{State: "Succeeded"}})
+	if err := a.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"patch Succeeded labels=1"}, f.calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 }
