@@ -1,0 +1,67 @@
+package output
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// spoolMemory is how much output a spool keeps in memory before it moves
+// to a temporary file.
+const spoolMemory = 4 << 20
+
+// spool keeps output aside until it may be written: in memory up to
+// spoolMemory, then in a temporary file, unlinked at once where the system
+// allows, so that nothing is left behind whatever happens to the process.
+type spool struct {
+	mem  bytes.Buffer
+	file *os.File
+}
+
+func (s *spool) write(p []byte) error {
+	if s.file == nil && s.mem.Len()+len(p) <= spoolMemory {
+		s.mem.Write(p)
+		return nil
+	}
+	if s.file == nil {
+		f, err := os.CreateTemp("", "tfgen-output-*")
+		if err != nil {
+			return fmt.Errorf("keep the output aside until every document is rendered: %w", err)
+		}
+		s.file = f
+		_ = os.Remove(f.Name()) // unlinked now on Unix; elsewhere close removes it
+		if _, err := s.mem.WriteTo(s.file); err != nil {
+			return fmt.Errorf("keep the output aside: %w", err)
+		}
+		s.mem = bytes.Buffer{}
+	}
+	if _, err := s.file.Write(p); err != nil {
+		return fmt.Errorf("keep the output aside: %w", err)
+	}
+	return nil
+}
+
+// copyTo writes everything written to s to w.
+func (s *spool) copyTo(w io.Writer) error {
+	if s.file == nil {
+		_, err := s.mem.WriteTo(w)
+		return err
+	}
+	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("read the output kept aside: %w", err)
+	}
+	_, err := io.Copy(w, s.file)
+	return err
+}
+
+// close drops what s holds.
+func (s *spool) close() {
+	s.mem = bytes.Buffer{}
+	if s.file != nil {
+		name := s.file.Name()
+		s.file.Close()
+		os.Remove(name) // where it could not be unlinked while open
+		s.file = nil
+	}
+}
