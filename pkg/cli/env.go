@@ -48,7 +48,7 @@ func (o *envOptions) Validate() error {
 	if _, _, err := o.replica(); err != nil {
 		return err
 	}
-	return nil
+	return checkClusterDomain(o.ClusterDomain)
 }
 
 // replica splits --replica into a lowercase type and an index.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 
 	yaml3 "go.yaml.in/yaml/v3"
 )
@@ -81,6 +82,9 @@ func tooLarge(file string) error {
 }
 
 func documentTooLarge(file string, line int, what string) error {
+	if line == 0 {
+		return &LimitError{File: file, Msg: fmt.Sprintf("the file %s more than %d MiB, the most tfgen reads in one document", what, MaxDocumentBytes>>20)}
+	}
 	return &LimitError{File: file, Line: line, Msg: fmt.Sprintf("the document %s more than %d MiB, the most tfgen reads in one document", what, MaxDocumentBytes>>20)}
 }
 
@@ -139,4 +143,22 @@ func (m *measure) size(n *yaml3.Node) int64 {
 		m.seen[n] = s
 	}
 	return s
+}
+
+// ReadConfig reads a configuration file given by a flag (YAML or JSON),
+// with the limits of a document, and returns it as JSON.
+func ReadConfig(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxDocumentBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxDocumentBytes {
+		return nil, documentTooLarge(path, 0, "holds")
+	}
+	return Document{File: path, Line: 1, Raw: bytes.TrimPrefix(data, bom)}.JSON()
 }
