@@ -82,6 +82,7 @@ func ReadPath(path string, stdin io.Reader) ([]Document, error) {
 func All(ctx context.Context, paths []string, stdin io.Reader) iter.Seq2[Document, error] {
 	return func(yield func(Document, error) bool) {
 		seenStdin := false
+		seen := files{}
 		for _, p := range paths {
 			if p == Stdin {
 				if seenStdin {
@@ -100,6 +101,13 @@ func All(ctx context.Context, paths []string, stdin io.Reader) iter.Seq2[Documen
 				continue
 			}
 			for _, f := range files {
+				if first, dup := seen.add(f); dup {
+					err := fmt.Errorf("%s: the file is given twice (first as %s); every object in it would be rendered twice", DisplayName(f), DisplayName(first))
+					if !yield(Document{}, err) {
+						return
+					}
+					continue
+				}
 				if !readFile(ctx, f, stdin, yield) {
 					return
 				}
@@ -182,6 +190,26 @@ func isInputError(err error) bool {
 	var le *LimitError
 	var se *SyntaxError
 	return errors.As(err, &le) || errors.As(err, &se) || errors.Is(err, context.Canceled)
+}
+
+// files are the input files read so far, by absolute path, with the path
+// each was first given as.
+type files map[string]string
+
+// add records file and reports the path it was first given as, if it was.
+func (fs files) add(file string) (string, bool) {
+	if file == Stdin {
+		return "", false
+	}
+	key, err := filepath.Abs(file)
+	if err != nil {
+		key = filepath.Clean(file)
+	}
+	if first, ok := fs[key]; ok {
+		return first, true
+	}
+	fs[key] = file
+	return "", false
 }
 
 // pathFiles returns the files of one PATH argument: itself, or a
