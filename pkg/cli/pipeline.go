@@ -87,7 +87,7 @@ func (l *loader) decode(doc input.Document) (unit, bool) {
 			j.Scheduler.Gang = l.o.GangScheduler
 		}
 	}
-	errs := validate.Job(j)
+	errs := append(validate.Job(j), validate.Env(j)...)
 	errs = append(errs, namespace(j, l.o.Namespace)...)
 	errs = append(errs, l.unique(doc, j)...)
 	if err := dialect.JobError(j, errs); err != nil {

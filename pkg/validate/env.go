@@ -14,12 +14,24 @@ import (
 // downward API: a training container may define them only the same way.
 var downward = map[string]string{"POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"}
 
-// env checks the training container's environment against what tfgen
-// sets in it. POD_NAME and POD_NAMESPACE tell tfsupervisor which replica it
-// runs: any other value than the downward API's would make it compute
-// another replica's TF_CONFIG, or none. TF_CONFIG (or MX_CONFIG and DMLC_*)
-// is tfgen's to set from the job's layout: a value of the user's would be
-// silently replaced, so it is refused.
+// Env checks each training container's environment against what tfgen
+// sets in it, for jobs that are rendered. POD_NAME and POD_NAMESPACE tell
+// tfsupervisor which replica it runs: any other value than the downward
+// API's would make it compute another replica's TF_CONFIG, or none.
+// TF_CONFIG (or MX_CONFIG and DMLC_*) is tfgen's to set from the job's
+// layout: a value of the user's would be silently replaced, so it is
+// refused. It is apart from Job for callers that set the environment
+// themselves (tfgen run's plan, for processes on localhost).
+func Env(j *job.Job) field.ErrorList {
+	var errs field.ErrorList
+	for _, t := range j.ReplicaTypes() {
+		if s := j.Replicas()[t]; s != nil {
+			errs = append(errs, env(j, t, &s.Template.Spec)...)
+		}
+	}
+	return errs
+}
+
 func env(j *job.Job, t job.ReplicaType, pod *corev1.PodSpec) field.ErrorList {
 	c := job.TrainingContainer(pod, j.Framework())
 	if c == nil {

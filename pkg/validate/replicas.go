@@ -61,8 +61,7 @@ func replica(j *job.Job, t job.ReplicaType, s *job.ReplicaSpec) field.ErrorList 
 	}
 	errs = append(errs, label(j, t, s)...)
 	errs = append(errs, podMetadata(j, t, s)...)
-	errs = append(errs, containers(j, t, &s.Template.Spec)...)
-	return append(errs, env(j, t, &s.Template.Spec)...)
+	return append(errs, containers(j, t, &s.Template.Spec)...)
 }
 
 // containers checks that the pod has the framework's training container
