@@ -108,9 +108,11 @@ func (s *Supervisor) wait(ctx context.Context, r *replica, p Process) (Exit, boo
 	stopped := false
 	done := ctx.Done()
 	deadline := r.deadlineTimer()
-	terminate := func(why string) {
-		r.cfg.Logf("%s: SIGTERM to process group %d, SIGKILL after %v", why, p.Pid(), r.cfg.GracePeriod)
-		if err := p.Signal(syscall.SIGTERM); err != nil {
+	// terminate sends sig (the stop signal received, else SIGTERM) to the
+	// group, and SIGKILL after the grace period.
+	terminate := func(why string, sig os.Signal) {
+		r.cfg.Logf("%s: %s to process group %d, SIGKILL after %v", why, signalName(sig), p.Pid(), r.cfg.GracePeriod)
+		if err := p.Signal(sig); err != nil {
 			r.cfg.Logf("signal process group %d: %v", p.Pid(), err)
 		}
 		if kill == nil {
@@ -124,16 +126,16 @@ func (s *Supervisor) wait(ctx context.Context, r *replica, p Process) (Exit, boo
 		case sig := <-s.Signals:
 			if isStop(sig) {
 				stopped = true
-				terminate(fmt.Sprintf("got %v", sig))
+				terminate(fmt.Sprintf("got %v", sig), sig)
 			} else if err := p.Signal(sig); err != nil {
 				r.cfg.Logf("forward %v to process group %d: %v", sig, p.Pid(), err)
 			}
 		case <-done:
 			done, stopped = nil, true
-			terminate("stopping")
+			terminate("stopping", syscall.SIGTERM)
 		case <-deadline:
 			deadline = nil
-			terminate("active deadline exceeded")
+			terminate("active deadline exceeded", syscall.SIGTERM)
 		case <-kill:
 			kill = nil
 			r.cfg.Logf("grace period over: SIGKILL to process group %d", p.Pid())
@@ -161,4 +163,15 @@ func (s *Supervisor) sleep(ctx context.Context, r *replica, d time.Duration) boo
 			}
 		}
 	}
+}
+
+// signalName names SIGTERM and SIGINT as the logs always have.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	}
+	return sig.String()
 }
