@@ -145,7 +145,7 @@ func TestErrors(t *testing.T) {
 		cmdCase{name: "the same file twice", args: []string{"render", "-f", "examples/tfjob-mnist.yaml", "-f", "examples/stream-with-config.yaml", "-f", "examples/tfjob-mnist.yaml"},
 			golden: "testdata/errors/same-file-twice.golden", wantErr: true},
 		cmdCase{name: "kueue queue that is no label value", args: []string{"render", "-f", "-", "--gang-scheduler", "kueue"},
-			stdin: "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: q}\nspec:\n  runPolicy: {schedulingPolicy: {queue: team a/main}}\n  tfReplicaSpecs:\n    Worker: {template: {spec: {containers: [{name: tensorflow, image: tf:1, command: [python]}]}}}\n",
+			stdin:  "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: q}\nspec:\n  runPolicy: {schedulingPolicy: {queue: team a/main}}\n  tfReplicaSpecs:\n    Worker: {template: {spec: {containers: [{name: tensorflow, image: tf:1, command: [python]}]}}}\n",
 			golden: "testdata/errors/kueue-bad-queue.golden", wantErr: true},
 	)
 	runCases(t, cases)
