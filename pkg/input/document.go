@@ -125,6 +125,22 @@ func readFile(ctx context.Context, file string, stdin io.Reader, yield func(Docu
 	}
 	defer closeFile()
 	split := streamDocuments
+	if s, ok := r.(*capReader); ok && s.small {
+		split = func(file string, r io.Reader) iter.Seq2[Document, error] {
+			return func(yield func(Document, error) bool) {
+				data, err := readAll(file, r)
+				if err != nil {
+					yield(Document{}, err)
+					return
+				}
+				for d, err := range documents(file, data) {
+					if !yield(d, err) {
+						return
+					}
+				}
+			}
+		}
+	}
 	if file != Stdin && strings.EqualFold(filepath.Ext(file), ".json") {
 		split = func(file string, r io.Reader) iter.Seq2[Document, error] {
 			return func(yield func(Document, error) bool) {
@@ -182,7 +198,11 @@ func open(ctx context.Context, file string, stdin io.Reader) (io.Reader, func(),
 	case !info.Mode().IsRegular():
 		r = contextReader(ctx, f) // a pipe or a device may block
 	}
-	return capped(file, r), func() { f.Close() }, nil
+	c := capped(file, r)
+	// A small file is read whole and split in memory, as cheap as it gets;
+	// a large one is read a document at a time.
+	c.small = info.Mode().IsRegular() && info.Size() <= smallFile
+	return c, func() { f.Close() }, nil
 }
 
 // isInputError reports an error that names its input itself.

@@ -51,9 +51,12 @@ func readAll(file string, r io.Reader) ([]byte, error) {
 	return data, nil
 }
 
+// smallFile is the size up to which a regular file is read whole.
+const smallFile = 1 << 20
+
 // capped returns a reader of r that fails with a *LimitError once more
 // than MaxInputBytes have been read.
-func capped(file string, r io.Reader) io.Reader {
+func capped(file string, r io.Reader) *capReader {
 	return &capReader{file: file, r: r, left: MaxInputBytes}
 }
 
@@ -61,6 +64,8 @@ type capReader struct {
 	file string
 	r    io.Reader
 	left int64
+	// small is a regular file of at most smallFile bytes.
+	small bool
 }
 
 func (c *capReader) Read(p []byte) (int, error) {

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ const spoolMemory = 4 << 20
 type spool struct {
 	mem  bytes.Buffer
 	file *os.File
+	buf  *bufio.Writer // to file, in few large writes
 }
 
 func (s *spool) write(p []byte) error {
@@ -29,14 +31,14 @@ func (s *spool) write(p []byte) error {
 		if err != nil {
 			return fmt.Errorf("keep the output aside until every document is rendered: %w", err)
 		}
-		s.file = f
+		s.file, s.buf = f, bufio.NewWriterSize(f, 1<<20)
 		_ = os.Remove(f.Name()) // unlinked now on Unix; elsewhere close removes it
-		if _, err := s.mem.WriteTo(s.file); err != nil {
+		if _, err := s.mem.WriteTo(s.buf); err != nil {
 			return fmt.Errorf("keep the output aside: %w", err)
 		}
 		s.mem = bytes.Buffer{}
 	}
-	if _, err := s.file.Write(p); err != nil {
+	if _, err := s.buf.Write(p); err != nil {
 		return fmt.Errorf("keep the output aside: %w", err)
 	}
 	return nil
@@ -47,6 +49,9 @@ func (s *spool) copyTo(w io.Writer) error {
 	if s.file == nil {
 		_, err := s.mem.WriteTo(w)
 		return err
+	}
+	if err := s.buf.Flush(); err != nil {
+		return fmt.Errorf("keep the output aside: %w", err)
 	}
 	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("read the output kept aside: %w", err)
@@ -62,6 +67,6 @@ func (s *spool) close() {
 		name := s.file.Name()
 		s.file.Close()
 		os.Remove(name) // where it could not be unlinked while open
-		s.file = nil
+		s.file, s.buf = nil, nil
 	}
 }
