@@ -32,6 +32,13 @@ commands of such images so that they are wrapped too.
 
 Every problem in every document is reported at once on stderr, with exit
 status 1; then nothing is written to stdout or the output directory.
+SIGINT or SIGTERM stops the render: nothing is written, and the exit
+status is 130 or 143.
+
+-o DIR writes one file per object, a kustomization.yaml and .tfgen-output,
+tfgen's mark listing them; it replaces DIR only when DIR is empty or
+carries the mark and holds nothing else, so it never deletes a directory
+written by hand.
 
 Examples:
   tfgen render -f examples/tfjob-mnist.yaml | kubectl apply -f -
@@ -50,7 +57,7 @@ type renderOptions struct {
 func (o *renderOptions) AddFlags(fs *pflag.FlagSet) {
 	o.input.AddFlags(fs)
 	o.settings.AddFlags(fs)
-	fs.StringVarP(&o.OutDir, "output-dir", "o", "", "write one file per object and a kustomization.yaml into this directory (replaced atomically) instead of stdout")
+	fs.StringVarP(&o.OutDir, "output-dir", "o", "", "write one file per object and a kustomization.yaml into this directory instead of stdout; replaced atomically, only when empty or written by tfgen")
 	fs.StringVar(&o.Format, "format", "yaml", "stdout format: yaml (a --- separated stream) or json (a v1 List)")
 }
 
