@@ -155,6 +155,9 @@ func (o *renderOptions) Run(ctx context.Context, s Streams) error {
 	if werr != nil {
 		return werr
 	}
+	if err := context.Cause(ctx); err != nil {
+		return fmt.Errorf("%w; nothing was written", err)
+	}
 	if err := w.Commit(); err != nil {
 		return err
 	}
