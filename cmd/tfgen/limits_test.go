@@ -98,3 +98,36 @@ func TestEndlessInput(t *testing.T) {
 		t.Errorf("exit status %d (%v), stderr:\n%s\nwant status 1 and:\n%s", code, err, stderr.String(), want)
 	}
 }
+
+// maxRSS renders stream and returns tfgen's peak resident memory in bytes.
+func maxRSS(t *testing.T, stream string) int64 {
+	t.Helper()
+	cmd := exec.Command(bin, "render", "-f", "-")
+	cmd.Stdin = strings.NewReader(stream)
+	var stdout countWriter
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("render: %v\n%s", err, stderr.String())
+	}
+	if stdout.n == 0 {
+		t.Fatal("nothing rendered")
+	}
+	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+}
+
+type countWriter struct{ n int64 }
+
+func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
+
+// TestStreamMemoryFlat: a stream five times longer takes about the same
+// memory. Both streams render more than tfgen keeps in memory before it
+// spools to a file (4 MiB); before streaming, each job held about 200 KB
+// to the end, so 3,000 jobs took over half a gigabyte more than 600.
+func TestStreamMemoryFlat(t *testing.T) {
+	small, large := maxRSS(t, jobs(600)), maxRSS(t, jobs(3000))
+	t.Logf("peak memory: 600 jobs %d MB, 3,000 jobs %d MB", small>>20, large>>20)
+	if large > small+24<<20 {
+		t.Errorf("3,000 jobs took %d MB against %d MB for 600: memory grows with the stream", large>>20, small>>20)
+	}
+}
