@@ -82,7 +82,7 @@ func ReadPath(path string, stdin io.Reader) ([]Document, error) {
 func All(ctx context.Context, paths []string, stdin io.Reader) iter.Seq2[Document, error] {
 	return func(yield func(Document, error) bool) {
 		seenStdin := false
-		seen := files{}
+		seen := seenFiles{}
 		for _, p := range paths {
 			if p == Stdin {
 				if seenStdin {
@@ -125,37 +125,11 @@ func readFile(ctx context.Context, file string, stdin io.Reader, yield func(Docu
 	}
 	defer closeFile()
 	split := streamDocuments
-	if s, ok := r.(*capReader); ok && s.small {
-		split = func(file string, r io.Reader) iter.Seq2[Document, error] {
-			return func(yield func(Document, error) bool) {
-				data, err := readAll(file, r)
-				if err != nil {
-					yield(Document{}, err)
-					return
-				}
-				for d, err := range documents(file, data) {
-					if !yield(d, err) {
-						return
-					}
-				}
-			}
-		}
-	}
-	if file != Stdin && strings.EqualFold(filepath.Ext(file), ".json") {
-		split = func(file string, r io.Reader) iter.Seq2[Document, error] {
-			return func(yield func(Document, error) bool) {
-				data, err := readAll(file, r)
-				if err != nil {
-					yield(Document{}, err)
-					return
-				}
-				for d, err := range jsonDocuments(file, data) {
-					if !yield(d, err) {
-						return
-					}
-				}
-			}
-		}
+	switch {
+	case file != Stdin && strings.EqualFold(filepath.Ext(file), ".json"):
+		split = whole(jsonDocuments)
+	case r.small:
+		split = whole(documents)
 	}
 	for d, err := range split(file, r) {
 		if ctx.Err() != nil {
@@ -172,9 +146,28 @@ func readFile(ctx context.Context, file string, stdin io.Reader, yield func(Docu
 	return true
 }
 
+// whole returns a splitter of a reader that reads it whole, then splits
+// the text with split.
+func whole(split func(string, []byte) iter.Seq2[Document, error]) func(string, io.Reader) iter.Seq2[Document, error] {
+	return func(file string, r io.Reader) iter.Seq2[Document, error] {
+		return func(yield func(Document, error) bool) {
+			data, err := readAll(file, r)
+			if err != nil {
+				yield(Document{}, err)
+				return
+			}
+			for d, err := range split(file, data) {
+				if !yield(d, err) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // open returns a reader of file, at most MaxInputBytes long, that ends
 // with ctx's cause once ctx is done, and the function that closes it.
-func open(ctx context.Context, file string, stdin io.Reader) (io.Reader, func(), error) {
+func open(ctx context.Context, file string, stdin io.Reader) (*capReader, func(), error) {
 	if file == Stdin {
 		if stdin == nil {
 			return nil, nil, errors.New("read standard input: no reader")
@@ -212,12 +205,12 @@ func isInputError(err error) bool {
 	return errors.As(err, &le) || errors.As(err, &se) || errors.Is(err, context.Canceled)
 }
 
-// files are the input files read so far, by absolute path, with the path
-// each was first given as.
-type files map[string]string
+// seenFiles are the input files read so far, by absolute path, with the
+// path each was first given as.
+type seenFiles map[string]string
 
 // add records file and reports the path it was first given as, if it was.
-func (fs files) add(file string) (string, bool) {
+func (fs seenFiles) add(file string) (string, bool) {
 	if file == Stdin {
 		return "", false
 	}

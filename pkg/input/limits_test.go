@@ -206,3 +206,26 @@ func TestAllStopsWithContext(t *testing.T) {
 		t.Errorf("errors %v, want the context's cause", errs)
 	}
 }
+
+// TestAllJSONAndFlowStreams: a stream that starts like JSON is JSON when
+// it parses as such, else YAML in flow style, from a pipe as from a file.
+func TestAllJSONAndFlowStreams(t *testing.T) {
+	for _, tc := range []struct {
+		stream string
+		want   []string
+	}{
+		{"\xef\xbb\xbf  {\"kind\": \"A\"}\n{\"kind\": \"B\"}\n", []string{`{"kind": "A"}`, `{"kind": "B"}`}},
+		{"{kind: A}\n---\n{kind: B}\n", []string{"{kind: A}", "{kind: B}"}},
+	} {
+		var got []string
+		for d, err := range All(context.Background(), []string{Stdin}, io.MultiReader(strings.NewReader(tc.stream))) {
+			if err != nil {
+				t.Fatalf("%q: %v", tc.stream, err)
+			}
+			got = append(got, strings.TrimSpace(string(d.Raw)))
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%q: got %q, want %q", tc.stream, got, tc.want)
+		}
+	}
+}

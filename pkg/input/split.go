@@ -59,16 +59,7 @@ func streamDocuments(file string, r io.Reader) iter.Seq2[Document, error] {
 			br.Discard(len(bom))
 		}
 		if jsonStart(br) {
-			data, err := readAll(file, br)
-			if err != nil {
-				yield(Document{}, err)
-				return
-			}
-			for d, err := range documents(file, data) {
-				if !yield(d, err) {
-					return
-				}
-			}
+			whole(documents)(file, br)(yield)
 			return
 		}
 		yamlDocuments(file, readLines(br), yield)
