@@ -100,6 +100,7 @@ func WriteDir(dir string, items []Item) error {
 // without a Commit, the destination is left untouched.
 type DirWriter struct {
 	dir, tmp string
+	d        *os.File // tmp, open
 	// names of the files written, numbered with 2 digits until Commit
 	// knows how many there are, and what follows each number.
 	names, suffixes []string
@@ -120,11 +121,18 @@ func NewDirWriter(dir string) (*DirWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", dir, err)
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
+	d, err := os.Open(tmp)
+	if err == nil {
+		err = d.Chmod(0o755)
+	}
+	if err != nil {
+		if d != nil {
+			d.Close()
+		}
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("write %s: %w", dir, err)
 	}
-	return &DirWriter{dir: dir, tmp: tmp}, nil
+	return &DirWriter{dir: dir, tmp: tmp, d: d}, nil
 }
 
 // destination returns the directory dir names, absolute and with symbolic
@@ -151,7 +159,7 @@ func (w *DirWriter) Add(it Item) error {
 	}
 	sfx := suffix(it)
 	name := numbered(len(w.names), 2, sfx)
-	if err := writeFile(filepath.Join(w.tmp, name), w.scratch.Bytes()); err != nil {
+	if err := writeFileAt(w.d, name, w.scratch.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", w.dir, err)
 	}
 	w.names = append(w.names, name)
@@ -177,7 +185,7 @@ func (w *DirWriter) commit() error {
 	if n := width(len(w.names)); n > 2 {
 		for i, old := range w.names {
 			name := numbered(i, n, w.suffixes[i])
-			if err := os.Rename(filepath.Join(w.tmp, old), filepath.Join(w.tmp, name)); err != nil {
+			if err := renameAt(w.d, old, name); err != nil {
 				return err
 			}
 			w.names[i] = name
@@ -187,15 +195,15 @@ func (w *DirWriter) commit() error {
 	if err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(w.tmp, Kustomization), k); err != nil {
+	if err := writeFileAt(w.d, Kustomization, k); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(w.tmp, Mark), mark(append(w.names, Kustomization))); err != nil {
+	if err := writeFileAt(w.d, Mark, mark(append(w.names, Kustomization))); err != nil {
 		return err
 	}
 	// One sync makes every file and the directory durable before the swap
 	// makes them visible; a sync of the parent then makes the swap durable.
-	if err := syncTree(w.tmp, append(w.names, Kustomization, Mark)); err != nil {
+	if err := syncTree(w.d, append(w.names, Kustomization, Mark)); err != nil {
 		return err
 	}
 	if err := swap(w.tmp, w.dir); err != nil {
@@ -207,14 +215,14 @@ func (w *DirWriter) commit() error {
 // Discard implements Writer: it removes the new directory, which after a
 // Commit holds the old contents.
 func (w *DirWriter) Discard() {
+	if w.d != nil {
+		w.d.Close()
+		w.d = nil
+	}
 	if w.tmp != "" {
 		os.RemoveAll(w.tmp)
 		w.tmp = ""
 	}
-}
-
-func writeFile(name string, data []byte) error {
-	return os.WriteFile(name, data, 0o644)
 }
 
 func syncDir(dir string) error {

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 )
 
-// syncTree makes directory dir and its files durable, one fsync each
+// syncTree makes directory d and its files durable, one fsync each
 // (there is no syncfs here).
-func syncTree(dir string, files []string) error {
+func syncTree(d *os.File, files []string) error {
 	for _, n := range files {
-		f, err := os.Open(filepath.Join(dir, n))
+		f, err := os.Open(filepath.Join(d.Name(), n))
 		if err != nil {
 			return err
 		}
@@ -21,5 +21,5 @@ func syncTree(dir string, files []string) error {
 			return err
 		}
 	}
-	return syncDir(dir)
+	return d.Sync()
 }
