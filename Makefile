@@ -41,10 +41,13 @@ lint:
 unit: build
 	$(GO) test -count=1 ./pkg/... ./cmd/...
 
-fuzz: ## Short fuzz runs over decoding and rendering (execution counts, not durations:
+fuzz: ## Short fuzz runs over decoding, rendering, flag values, the -o writer and --roles (execution counts, not durations:
 ## a -fuzztime duration races the coordinator's deadline in go1.26, golang/go#75804).
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=20000x -fuzzminimizetime=100x ./pkg/dialect/
 	$(GO) test -run='^$$' -fuzz=FuzzRender -fuzztime=8000x -fuzzminimizetime=100x ./pkg/render/
+	$(GO) test -run='^$$' -fuzz=FuzzRenderFlags -fuzztime=1000x -fuzzminimizetime=100x ./pkg/cli/
+	$(GO) test -run='^$$' -fuzz=FuzzDirWriter -fuzztime=1000x -fuzzminimizetime=100x ./pkg/output/
+	$(GO) test -run='^$$' -fuzz=FuzzRolesRoundTrip -fuzztime=20000x -fuzzminimizetime=100x ./pkg/cluster/
 
 e2e: build tools tf
 	TFGEN_BIN=$(BIN) TFGEN_TF_VENV=$(TF_VENV) TFGEN_MXNET_VENV=$(MXNET_VENV) $(GO) test -count=1 -timeout 40m ./test/...

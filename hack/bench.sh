@@ -61,6 +61,23 @@ large_bytes=$(wc -c <"$work/large.out")
 small_time=$(wall "$tfgen" render -f "$work/small.yaml")
 large_time=$(wall "$tfgen" render -f examples/tfjob-large.yaml)
 
+# -o DIR against stdout: the same jobs written one file per object
+# (replacing the previous output, as a GitOps re-render does) or as one
+# stream into a file.
+stdout_time=$(wall sh -c '"$0" render -f "$1" >"$2"' "$tfgen" "$work/jobs" "$work/stream.yaml")
+"$tfgen" render -f "$work/jobs" -o "$work/rendered" # the output each timed run replaces
+dir_time=$(wall "$tfgen" render -f "$work/jobs" -o "$work/rendered")
+dir_files=$(find "$work/rendered" -type f | wc -l)
+dir_ratio=$(awk -v d="$dir_time" -v s="$stdout_time" 'BEGIN { printf "%.2f", (s > 0) ? d / s : 0 }')
+
+# Memory (maximum resident set) rendering one stream of JOBS jobs, and of
+# ten times as many: it should stay about flat.
+maxrss() { /usr/bin/time -f '%M' -o "$work/time" "$@" >/dev/null 2>&1; awk '{ printf "%.0f", $1 / 1024 }' "$work/time"; }
+for f in "$work"/jobs/*.yaml; do cat "$f"; echo '---'; done >"$work/stream1.yaml"
+for i in $(seq 10); do sed "s/^  name: mnist-/  name: r$i-mnist-/" "$work/stream1.yaml"; done >"$work/stream10.yaml"
+mem_one=$(maxrss "$tfgen" render -f "$work/stream1.yaml")
+mem_ten=$(maxrss "$tfgen" render -f "$work/stream10.yaml")
+
 # In-process Go benchmarks: the render step alone, and the whole pipeline.
 gobench=$(go test -run '^$' -bench 'BenchmarkRender$|BenchmarkRender10000Workers$' -benchtime 2000x ./pkg/render/ 2>/dev/null
 	go test -run '^$' -bench 'BenchmarkRender1000Jobs$' -benchtime 2x ./pkg/cli/ 2>/dev/null)
@@ -87,6 +104,8 @@ row "job with 3 workers: elapsed, output" "${small_time}s, ${small_bytes} B" "" 
 # Only the digits of the replica count may differ (it appears a few times).
 row "job with 10,000 workers: elapsed, output" "${large_time}s, ${large_bytes} B" "same size" "$( (( large_bytes - small_bytes <= 64 )) && echo ok || echo OVER)"
 row "  10,000 workers, render step alone (pkg/render)" "$large_render ms" "<= 10 ms" "$(verdict "$large_render" 10)"
+row "-o DIR ($dir_files files) / stdout to a file: elapsed" "${dir_time}s / ${stdout_time}s = ${dir_ratio}x" "<= 2x" "$(verdict "$dir_ratio" 2)"
+row "memory, one stream of $JOBS jobs / of $((JOBS * 10))" "${mem_one} / ${mem_ten} MB" "about flat" "$(awk -v a="$mem_one" -v b="$mem_ten" 'BEGIN { print (b <= 1.5 * a) ? "ok" : "OVER" }')"
 echo
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime), $(nproc) CPUs"
 

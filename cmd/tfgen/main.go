@@ -5,9 +5,7 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 
 	"github.com/tfgen/tfgen/pkg/cli"
 )
@@ -16,7 +14,7 @@ func main() {
 	// A short run with a small heap: collect less often (rendering 1,000
 	// jobs spends a sixth of its CPU in the collector at the default 100).
 	debug.SetGCPercent(400)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	s := cli.Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	err := cli.NewRootCmd(s).ExecuteContext(ctx)

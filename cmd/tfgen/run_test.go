@@ -20,6 +20,7 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	execLimited() // when asked to, becomes a limited tfgen
 	dir, err := os.MkdirTemp("", "tfgen-test")
 	if err != nil {
 		panic(err)

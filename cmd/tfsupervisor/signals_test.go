@@ -131,3 +131,30 @@ echo "pid1=$(cat /proc/1/comm) zombies=$z"; exit 1`
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestInterruptForwarded: SIGINT stops supervision as SIGTERM does, but
+// the training process gets the signal tfsupervisor got (Python turns it
+// into KeyboardInterrupt), not SIGTERM.
+func TestInterruptForwarded(t *testing.T) {
+	out, r := pipe(t)
+	script := `trap 'echo INT > "$OUT"; exit 0' INT
+trap 'echo TERM > "$OUT"; exit 0' TERM
+echo ready > "$OUT"
+while :; do sleep 0.01; done`
+	cmd := supervisor([]string{"OUT=" + out, "TFSUPERVISOR_RESTART_POLICY=Always"}, "run", "--", "sh", "-c", script)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if got := lines(t, r, 1); got[0] != "ready" {
+		t.Fatalf("start: %v", got)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if got := lines(t, r, 1); got[0] != "INT" {
+		t.Errorf("the training process got SIG%s, want SIGINT", got[0])
+	}
+	if code := exitCode(t, cmd.Wait()); code != 0 {
+		t.Errorf("exit code %d, want the child's 0", code)
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/tfgen/tfgen/pkg/job"
@@ -91,17 +93,37 @@ func Parse(data []byte) (Config, error) {
 	return c, check(c)
 }
 
+// check validates each entry as the fields it becomes: a resource name
+// (qualified name), volume names (DNS labels), host and mount paths (set,
+// one line), env var names.
 func check(c Config) error {
 	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, "accelerators: "+fmt.Sprintf(format, args...)) }
 	for _, r := range sortedKeys(c) {
+		for _, m := range validation.IsQualifiedName(r) {
+			add("%q: %s", r, m)
+		}
 		for i, v := range c[r].Volumes {
 			if v.Name == "" || v.HostPath == "" || v.MountPath == "" {
-				errs = append(errs, fmt.Sprintf("accelerators: %s: volumes[%d]: name, hostPath and mountPath are required", r, i))
+				add("%s: volumes[%d]: name, hostPath and mountPath are required", r, i)
+				continue
+			}
+			for _, m := range validation.IsDNS1123Label(v.Name) {
+				add("%s: volumes[%d].name %q: %s", r, i, v.Name, m)
+			}
+			for _, p := range []string{v.HostPath, v.MountPath} {
+				if strings.ContainsFunc(p, unicode.IsControl) {
+					add("%s: volumes[%d]: path %q must not contain control characters", r, i, p)
+				}
 			}
 		}
 		for i, e := range c[r].EnvVars {
 			if e.Name == "" {
-				errs = append(errs, fmt.Sprintf("accelerators: %s: envVars[%d]: name is required", r, i))
+				add("%s: envVars[%d]: name is required", r, i)
+				continue
+			}
+			for _, m := range validation.IsEnvVarName(e.Name) {
+				add("%s: envVars[%d].name %q: %s", r, i, e.Name, m)
 			}
 		}
 	}

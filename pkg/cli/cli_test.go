@@ -142,8 +142,44 @@ func TestErrors(t *testing.T) {
 		cmdCase{name: "no input", args: []string{"render"}, golden: "testdata/errors/no-input.golden", wantErr: true},
 		cmdCase{name: "missing file", args: []string{"render", "-f", "examples/nope.yaml"}, golden: "testdata/errors/missing-file.golden", wantErr: true},
 		cmdCase{name: "strict", args: []string{"render", "--strict", "-f", "testdata/errors/strict/unknown-field.yaml"}, golden: "testdata/errors/strict.golden", wantErr: true},
+		cmdCase{name: "the same file twice", args: []string{"render", "-f", "examples/tfjob-mnist.yaml", "-f", "examples/stream-with-config.yaml", "-f", "examples/tfjob-mnist.yaml"},
+			golden: "testdata/errors/same-file-twice.golden", wantErr: true},
+		cmdCase{name: "kueue queue that is no label value", args: []string{"render", "-f", "-", "--gang-scheduler", "kueue"},
+			stdin:  "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: q}\nspec:\n  runPolicy: {schedulingPolicy: {queue: team a/main}}\n  tfReplicaSpecs:\n    Worker: {template: {spec: {containers: [{name: tensorflow, image: tf:1, command: [python]}]}}}\n",
+			golden: "testdata/errors/kueue-bad-queue.golden", wantErr: true},
 	)
 	runCases(t, cases)
+}
+
+// TestFlagsValidated: each flag is validated as the field it stands for,
+// and a bad value is one line naming the flag.
+func TestFlagsValidated(t *testing.T) {
+	render := func(flags ...string) []string {
+		return append([]string{"render", "-f", "examples/tfjob-mnist.yaml"}, flags...)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"namespace with a line break", render("-n", "team\n  namespace: kube-system"),
+			`-n "team\n  namespace: kube-system": a lowercase RFC 1123 label must consist of`},
+		{"namespace in capitals", render("-n", "Team_A"), `-n "Team_A": a lowercase RFC 1123 label`},
+		{"namespace with a space", render("-n", "a b"), `-n "a b": a lowercase RFC 1123 label`},
+		{"namespace for env", []string{"env", "-f", "examples/tfjob-mnist.yaml", "--replica", "worker-0", "-n", "a/b"}, `-n "a/b"`},
+		{"cluster domain with a quote", render("--cluster-domain", `cluster.local","evil:1`), `--cluster-domain "cluster.local\",\"evil:1": a lowercase RFC 1123 subdomain`},
+		{"cluster domain for env", []string{"env", "-f", "examples/tfjob-mnist.yaml", "--replica", "worker-0", "--cluster-domain", "$(X)"}, `--cluster-domain "$(X)"`},
+		{"supervisor image with a space", render("--supervisor-image", "a b"), `--supervisor-image "a b": must be printable ASCII, with no white space`},
+		{"supervisor image with a line break", render("--supervisor-image", "a\nb"), `--supervisor-image "a\nb": must be printable ASCII`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr := run(t, cmdCase{args: tc.args, wantErr: true})
+			lines := strings.Split(strings.TrimSuffix(string(stderr), "\n"), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "tfgen: "+tc.want) {
+				t.Errorf("stderr:\n%s\nwant one line starting %q", stderr, "tfgen: "+tc.want)
+			}
+		})
+	}
 }
 
 // TestOutputDirUntouchedOnError checks that -o DIR is not touched when any
@@ -153,8 +189,8 @@ func TestOutputDirUntouchedOnError(t *testing.T) {
 	out := filepath.Join(dir, "rendered")
 	run(t, cmdCase{args: []string{"render", "-f", "examples/tfjob-mnist.yaml", "-o", out}})
 	before := readDir(t, out)
-	if len(before) != 11 {
-		t.Fatalf("want 10 objects and a kustomization.yaml, got %v", keys(before))
+	if len(before) != 12 {
+		t.Fatalf("want 10 objects, a kustomization.yaml and tfgen's mark, got %v", keys(before))
 	}
 	run(t, cmdCase{args: []string{"render", "-f", "examples/tfjob-gpu.yaml", "-f", "testdata/errors/dir", "-o", out}, wantErr: true})
 	if after := readDir(t, out); !equal(before, after) {

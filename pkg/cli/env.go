@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -47,7 +48,7 @@ func (o *envOptions) Validate() error {
 	if _, _, err := o.replica(); err != nil {
 		return err
 	}
-	return nil
+	return checkClusterDomain(o.ClusterDomain)
 }
 
 // replica splits --replica into a lowercase type and an index.
@@ -74,7 +75,7 @@ func newEnvCmd(s Streams) *cobra.Command {
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(s)
+			return o.Run(cmd.Context(), s)
 		},
 	}
 	o.AddFlags(cmd.Flags())
@@ -82,8 +83,8 @@ func newEnvCmd(s Streams) *cobra.Command {
 }
 
 // Run prints the environment.
-func (o *envOptions) Run(s Streams) error {
-	j, err := loadOne(&o.input, s, o.Job)
+func (o *envOptions) Run(ctx context.Context, s Streams) error {
+	j, err := loadOne(ctx, &o.input, s, o.Job)
 	if err != nil {
 		return err
 	}

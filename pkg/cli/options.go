@@ -2,15 +2,16 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/tfgen/tfgen/pkg/accelerators"
 	"github.com/tfgen/tfgen/pkg/entrypoints"
+	"github.com/tfgen/tfgen/pkg/input"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/version"
 )
@@ -44,6 +45,11 @@ func (o *inputOptions) Validate() error {
 	if o.GangScheduler != "" && !slices.Contains(gangSchedulers, o.GangScheduler) {
 		return fmt.Errorf("--gang-scheduler %q: want %s", o.GangScheduler, strings.Join(gangSchedulers, ", "))
 	}
+	if o.Namespace != "" {
+		if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {
+			return fmt.Errorf("-n %q: %s", o.Namespace, strings.Join(msgs, "; "))
+		}
+	}
 	return nil
 }
 
@@ -52,7 +58,7 @@ func (o *inputOptions) entrypoints() (entrypoints.Map, error) {
 	if o.ImageEntrypoints == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(o.ImageEntrypoints)
+	data, err := input.ReadConfig(o.ImageEntrypoints)
 	if err != nil {
 		return nil, err
 	}
@@ -90,13 +96,41 @@ func (o *settingsOptions) Validate() error {
 	if !kubeVersion.MatchString(o.KubeVersion) {
 		return fmt.Errorf("--kube-version %q: want MAJOR.MINOR, such as %s", o.KubeVersion, version.KubeVersion)
 	}
-	if o.SupervisorImage == "" {
-		return fmt.Errorf("--supervisor-image must not be empty")
+	if err := checkImage(o.SupervisorImage); err != nil {
+		return fmt.Errorf("--supervisor-image %q: %w", o.SupervisorImage, err)
+	}
+	if err := checkClusterDomain(o.ClusterDomain); err != nil {
+		return err
 	}
 	if o.Cloud != "" {
 		if _, err := accelerators.Preset(o.Cloud); err != nil {
 			return fmt.Errorf("--cloud: %w", err)
 		}
+	}
+	return nil
+}
+
+// checkImage validates an image reference as a container's image field
+// is validated, and more strictly: set, and printable ASCII with no white
+// space, as every reference is.
+func checkImage(image string) error {
+	if image == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	if strings.ContainsFunc(image, func(r rune) bool { return r <= ' ' || r > '~' }) {
+		return fmt.Errorf("must be printable ASCII, with no white space")
+	}
+	return nil
+}
+
+// checkClusterDomain validates --cluster-domain as a DNS subdomain (it
+// ends every replica's address), or empty.
+func checkClusterDomain(domain string) error {
+	if domain == "" {
+		return nil
+	}
+	if msgs := validation.IsDNS1123Subdomain(domain); len(msgs) > 0 {
+		return fmt.Errorf("--cluster-domain %q: %s", domain, strings.Join(msgs, "; "))
 	}
 	return nil
 }
@@ -112,7 +146,7 @@ func (o *settingsOptions) settings() (job.Settings, error) {
 		}
 	}
 	if o.Accelerators != "" {
-		data, err := os.ReadFile(o.Accelerators)
+		data, err := input.ReadConfig(o.Accelerators)
 		if err != nil {
 			return s, err
 		}

@@ -1,18 +1,17 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/tfgen/tfgen/pkg/cluster"
 	"github.com/tfgen/tfgen/pkg/dialect"
 	"github.com/tfgen/tfgen/pkg/entrypoints"
 	"github.com/tfgen/tfgen/pkg/input"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/validate"
-	"github.com/tfgen/tfgen/pkg/values"
 )
 
 // unit is one input document after decoding: a valid job, or a document
@@ -23,119 +22,109 @@ type unit struct {
 	job *job.Job
 }
 
-// loaded is what the shared pipeline produces.
-type loaded struct {
-	units    []unit
+// loader reads, decodes and validates the documents of a command's input,
+// one at a time. Problems are collected in problems, never returned one by
+// one, and warnings in warnings.
+type loader struct {
+	o        *inputOptions
+	eps      entrypoints.Map
 	warnings []string
 	problems problems
+	// jobs locates each job seen so far by namespace and name, to find
+	// two jobs of the same name.
+	jobs map[[2]string]origin
 }
 
-// jobs returns the jobs among l's units.
-func (l *loaded) jobs() []*job.Job {
-	var out []*job.Job
-	for _, u := range l.units {
-		if u.job != nil {
-			out = append(out, u.job)
-		}
-	}
-	return out
-}
-
-// load reads, decodes and validates every document of o's paths. Problems
-// are collected in l.problems, never returned one by one.
-func load(o *inputOptions, stdin io.Reader) (*loaded, error) {
+func newLoader(o *inputOptions) (*loader, error) {
 	eps, err := o.entrypoints()
 	if err != nil {
 		return nil, err
 	}
-	l := &loaded{}
-	docs, err := input.Read(o.Files, stdin)
-	l.problems.add(err)
-	for _, doc := range docs {
-		res, err := dialect.Decode(doc, dialect.Options{Strict: o.Strict})
-		l.warnings = append(l.warnings, res.Warnings...)
+	return &loader{o: o, eps: eps, jobs: map[[2]string]origin{}}, nil
+}
+
+// each calls f with every valid job and pass-through document in input
+// order, reading, decoding and validating one document at a time, so that
+// a long stream is never held whole. It returns the cause of ctx's end
+// when ctx ends first.
+func (l *loader) each(ctx context.Context, stdin io.Reader, f func(unit)) error {
+	for doc, err := range input.All(ctx, l.o.Files, stdin) {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		if err != nil {
-			if res.Job != nil {
-				err = dialect.MergeErrors(err, validate.Job(res.Job))
-			}
 			l.problems.add(err)
 			continue
 		}
-		if res.Passthrough {
-			l.units = append(l.units, unit{doc: doc})
-			continue
+		if u, ok := l.decode(doc); ok {
+			f(u)
 		}
-		j := res.Job
-		entrypoints.Apply(j, eps)
-		if o.GangScheduler != "" {
-			if j.Scheduler == nil {
-				j.Scheduler = &job.SchedulerSpec{}
-			}
-			if j.Scheduler.Gang == "" {
-				j.Scheduler.Gang = o.GangScheduler
-			}
-		}
-		errs := validate.Job(j)
-		errs = append(errs, namespace(j, o.Namespace)...)
-		if err := dialect.JobError(j, errs); err != nil {
-			l.problems.add(err)
-			continue
-		}
-		l.units = append(l.units, unit{doc: doc, job: j})
 	}
-	return l, nil
+	return context.Cause(ctx)
 }
 
-// envSize reports replica types whose TF_CONFIG (or MX_CONFIG) would be
-// over the kernel's limit for one environment variable, which tfsupervisor
-// would find only at run time. Small jobs are skipped: they cannot be.
-func envSize(j *job.Job, s job.Settings) error {
-	l := values.Layout(j, s)
-	if l.Total() < 500 {
-		return nil
+// decode decodes and validates one document, recording its problems.
+func (l *loader) decode(doc input.Document) (unit, bool) {
+	res, err := dialect.Decode(doc, dialect.Options{Strict: l.o.Strict})
+	l.warnings = append(l.warnings, res.Warnings...)
+	if err != nil {
+		if res.Job != nil {
+			err = dialect.MergeErrors(err, validate.Job(res.Job))
+		}
+		l.problems.add(err)
+		return unit{}, false
 	}
-	// Every address takes over 30 bytes: past 4000 listed replicas the
-	// variable cannot fit, and building it would take long.
-	listed := l.Total()
-	if ps, ok := l.Role("ps"); ok && l.Sparse && l.Framework == cluster.TensorFlow {
-		listed = int64(ps.Replicas)
+	if res.Passthrough {
+		return unit{doc: doc}, true
 	}
-	if listed > 4000 {
-		return dialect.JobError(j, field.ErrorList{field.Invalid(j.SpecFieldPath("enableDynamicWorker"), j.EnableDynamicWorker,
-			fmt.Sprintf("each replica's cluster spec would list %d replicas, over the kernel's %d-byte limit for one environment variable; set enableDynamicWorker: true so each worker gets the sparse form (itself and the parameter servers only)", listed, cluster.MaxEnvString))})
-	}
-	ns := j.Namespace
-	if ns == "" {
-		ns = "default"
-	}
-	for _, t := range j.ReplicaTypes() {
-		if _, err := l.Env(t.Lower(), 0, ns); err != nil {
-			return dialect.JobError(j, field.ErrorList{field.Invalid(j.SpecFieldPath("enableDynamicWorker"), j.EnableDynamicWorker, err.Error())})
+	j := res.Job
+	entrypoints.Apply(j, l.eps)
+	if l.o.GangScheduler != "" {
+		if j.Scheduler == nil {
+			j.Scheduler = &job.SchedulerSpec{}
+		}
+		if j.Scheduler.Gang == "" {
+			j.Scheduler.Gang = l.o.GangScheduler
 		}
 	}
+	errs := append(validate.Job(j), validate.Env(j)...)
+	errs = append(errs, namespace(j, l.o.Namespace)...)
+	errs = append(errs, l.unique(doc, j)...)
+	if err := dialect.JobError(j, errs); err != nil {
+		l.problems.add(err)
+		return unit{}, false
+	}
+	return unit{doc: doc, job: j}, true
+}
+
+// unique reports a job named like one read before in the same namespace.
+func (l *loader) unique(doc input.Document, j *job.Job) field.ErrorList {
+	key := [2]string{j.Namespace, j.Name}
+	if first, dup := l.jobs[key]; dup {
+		return field.ErrorList{{Type: field.ErrorTypeDuplicate, Field: "metadata.name", BadValue: j.Name,
+			Detail: fmt.Sprintf("the job from %s has the same name%s as the one from %s; every job needs a name of its own", originOf(doc, j), inNamespace(j.Namespace), first)}}
+	}
+	l.jobs[key] = originOf(doc, j)
 	return nil
 }
 
-// namespace applies -n to a job that sets no namespace; a job in another
-// namespace is a problem, as with kubectl apply -n.
-func namespace(j *job.Job, ns string) field.ErrorList {
-	switch {
-	case ns == "" || j.Namespace == ns:
-	case j.Namespace == "":
-		j.Namespace = ns
-	default:
-		return field.ErrorList{field.Invalid(field.NewPath("metadata", "namespace"), j.Namespace,
-			fmt.Sprintf("does not match -n %s; give -n %s or remove the job's namespace", ns, j.Namespace))}
+// load loads every document of o's paths as each does and returns the
+// units, for commands that need the whole input.
+func load(ctx context.Context, o *inputOptions, stdin io.Reader) (*loader, []unit, error) {
+	l, err := newLoader(o)
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil
+	var units []unit
+	err = l.each(ctx, stdin, func(u unit) { units = append(units, u) })
+	return l, units, err
 }
 
-// one returns the job named name, or the only job, for commands that take one.
 // loadOne loads o's paths as load does, prints the warnings, and returns
 // the one job the command works on (named by name when the input holds
 // several), or every problem found.
-func loadOne(o *inputOptions, s Streams, name string) (*job.Job, error) {
-	l, err := load(o, s.In)
+func loadOne(ctx context.Context, o *inputOptions, s Streams, name string) (*job.Job, error) {
+	l, units, err := load(ctx, o, s.In)
 	if err != nil {
 		return nil, err
 	}
@@ -143,11 +132,17 @@ func loadOne(o *inputOptions, s Streams, name string) (*job.Job, error) {
 	if err := l.problems.err(); err != nil {
 		return nil, err
 	}
-	return l.one(name)
+	return one(units, name)
 }
 
-func (l *loaded) one(name string) (*job.Job, error) {
-	jobs := l.jobs()
+// one returns the job named name, or the only job, for commands that take one.
+func one(units []unit, name string) (*job.Job, error) {
+	var jobs []*job.Job
+	for _, u := range units {
+		if u.job != nil {
+			jobs = append(jobs, u.job)
+		}
+	}
 	if name == "" {
 		switch len(jobs) {
 		case 0:
@@ -163,4 +158,18 @@ func (l *loaded) one(name string) (*job.Job, error) {
 		}
 	}
 	return nil, fmt.Errorf("no job named %q in the input", name)
+}
+
+// namespace applies -n to a job that sets no namespace; a job in another
+// namespace is a problem, as with kubectl apply -n.
+func namespace(j *job.Job, ns string) field.ErrorList {
+	switch {
+	case ns == "" || j.Namespace == ns:
+	case j.Namespace == "":
+		j.Namespace = ns
+	default:
+		return field.ErrorList{field.Invalid(field.NewPath("metadata", "namespace"), j.Namespace,
+			fmt.Sprintf("does not match -n %s; give -n %s or remove the job's namespace", ns, j.Namespace))}
+	}
+	return nil
 }

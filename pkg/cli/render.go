@@ -1,14 +1,17 @@
 package cli
 
 import (
-	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/tfgen/tfgen/pkg/check"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/manifest"
 	"github.com/tfgen/tfgen/pkg/output"
 	"github.com/tfgen/tfgen/pkg/render"
@@ -29,6 +32,13 @@ commands of such images so that they are wrapped too.
 
 Every problem in every document is reported at once on stderr, with exit
 status 1; then nothing is written to stdout or the output directory.
+SIGINT or SIGTERM stops the render: nothing is written, and the exit
+status is 130 or 143.
+
+-o DIR writes one file per object, a kustomization.yaml and .tfgen-output,
+tfgen's mark listing them; it replaces DIR only when DIR is empty or
+carries the mark and holds nothing else, so it never deletes a directory
+written by hand.
 
 Examples:
   tfgen render -f examples/tfjob-mnist.yaml | kubectl apply -f -
@@ -47,7 +57,7 @@ type renderOptions struct {
 func (o *renderOptions) AddFlags(fs *pflag.FlagSet) {
 	o.input.AddFlags(fs)
 	o.settings.AddFlags(fs)
-	fs.StringVarP(&o.OutDir, "output-dir", "o", "", "write one file per object and a kustomization.yaml into this directory (replaced atomically) instead of stdout")
+	fs.StringVarP(&o.OutDir, "output-dir", "o", "", "write one file per object and a kustomization.yaml into this directory instead of stdout; replaced atomically, only when empty or written by tfgen")
 	fs.StringVar(&o.Format, "format", "yaml", "stdout format: yaml (a --- separated stream) or json (a v1 List)")
 }
 
@@ -76,20 +86,25 @@ func newRenderCmd(s Streams) *cobra.Command {
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(s)
+			return o.Run(cmd.Context(), s)
 		},
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd
 }
 
-// Run renders, checks and writes.
-func (o *renderOptions) Run(s Streams) error {
+// Run renders, checks and writes, one document at a time: the output is
+// kept aside (see output.Writer) and written only when every document
+// rendered, and nothing is written when ctx ends first.
+func (o *renderOptions) Run(ctx context.Context, s Streams) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	settings, err := o.settings.settings()
 	if err != nil {
 		return err
 	}
-	l, err := load(&o.input, s.In)
+	l, err := newLoader(&o.input)
 	if err != nil {
 		return err
 	}
@@ -97,56 +112,99 @@ func (o *renderOptions) Run(s Streams) error {
 	if err != nil {
 		return err
 	}
-	var items []output.Item
-	var notes []string
-	for _, u := range l.units {
-		if u.job == nil {
-			obj, err := manifest.Parse(u.doc.Raw)
-			if err != nil {
-				l.problems.add(fmt.Errorf("%s:%d: %w", u.doc.Name(), u.doc.Line, err))
-				continue
-			}
-			items = append(items, output.Item{Object: obj, Raw: u.doc.Raw})
-			continue
-		}
-		if err := envSize(u.job, settings); err != nil {
-			l.problems.add(err)
-			continue
-		}
-		helmFile := takeHelmFilename(u.job)
-		objs, err := r.Render(u.job, settings)
-		if err == nil {
-			err = check.Objects(objs)
-		}
-		if err != nil {
-			l.problems.add(fmt.Errorf("%s: %s %s: %w", u.doc.Name(), u.job.Source.Kind, u.job.Name, err))
-			continue
-		}
-		if helmFile != "" {
-			setHelmFilename(objs, helmFile)
-		}
-		for _, o := range objs {
-			items = append(items, output.Item{Object: o})
-		}
-		notes = append(notes, sidecarNotes(u)...)
+	w, err := o.writer(s.Out)
+	if err != nil {
+		return err
 	}
+	defer w.Discard()
+	objects := newObjectIndex()
+	var notes []string
+	var werr error
+	err = l.each(ctx, s.In, func(u unit) {
+		items, err := renderUnit(r, u, settings)
+		if err != nil {
+			l.problems.add(err)
+			return
+		}
+		objs := make([]manifest.Object, len(items))
+		for i, it := range items {
+			objs[i] = it.Object
+		}
+		if errs := objects.add(originOf(u.doc, u.job), objs); len(errs) > 0 {
+			l.problems.add(errors.Join(errs...))
+			return
+		}
+		if u.job != nil {
+			notes = append(notes, sidecarNotes(u)...)
+		}
+		// Once a document has a problem nothing will be written: the
+		// rest are only checked.
+		for _, it := range items {
+			if werr == nil && l.problems.err() == nil {
+				werr = w.Add(it)
+			}
+		}
+	})
 	printLines(s, "warning: ", l.warnings)
+	if err != nil {
+		return fmt.Errorf("%w; nothing was written", err)
+	}
 	if err := l.problems.err(); err != nil {
 		return err
 	}
-	if o.OutDir != "" {
-		err = output.WriteDir(o.OutDir, items)
-	} else {
-		var buf bytes.Buffer
-		if err = output.Write(&buf, items, output.Format(o.Format)); err == nil {
-			_, err = s.Out.Write(buf.Bytes())
-		}
+	if werr != nil {
+		return werr
 	}
-	if err != nil {
+	if err := context.Cause(ctx); err != nil {
+		return fmt.Errorf("%w; nothing was written", err)
+	}
+	if err := w.Commit(); err != nil {
 		return err
 	}
 	printLines(s, "note: ", notes)
 	return nil
+}
+
+// writer returns where the output goes: -o DIR, else stdout.
+func (o *renderOptions) writer(out io.Writer) (output.Writer, error) {
+	if o.OutDir != "" {
+		return output.NewDirWriter(o.OutDir)
+	}
+	return output.NewStreamWriter(out, output.Format(o.Format))
+}
+
+// renderUnit returns the items of one unit: a pass-through document as it
+// came, or a job's rendered and checked objects.
+func renderUnit(r *render.Renderer, u unit, settings job.Settings) ([]output.Item, error) {
+	if u.job == nil {
+		obj, err := manifest.Parse(u.doc.Raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", u.doc.Name(), u.doc.Line, err)
+		}
+		return []output.Item{{Object: obj, Raw: u.doc.Raw}}, nil
+	}
+	if err := envSize(u.job, settings); err != nil {
+		return nil, err
+	}
+	helmFile := takeHelmFilename(u.job)
+	objs, err := r.Render(u.job, settings)
+	if err == nil {
+		err = check.Objects(objs)
+	}
+	if err == nil {
+		err = recordSize(u.job, objs)
+	}
+	if err != nil {
+		return nil, prefixed(fmt.Sprintf("%s: %s %s: ", u.doc.Name(), u.job.Source.Kind, u.job.Name), err)
+	}
+	if helmFile != "" {
+		setHelmFilename(objs, helmFile)
+	}
+	items := make([]output.Item, len(objs))
+	for i, o := range objs {
+		items[i] = output.Item{Object: o}
+	}
+	return items, nil
 }
 
 // sidecarNotes names each replica type of u's job rendered in sidecar mode.
@@ -161,8 +219,10 @@ func sidecarNotes(u unit) []string {
 	return notes
 }
 
+// printLines prints each line with prefix, control characters escaped so
+// that a user's value cannot start a line of its own.
 func printLines(s Streams, prefix string, lines []string) {
 	for _, l := range lines {
-		fmt.Fprintln(s.ErrOut, prefix+strings.TrimPrefix(l, prefix))
+		fmt.Fprintln(s.ErrOut, prefix+oneLine(strings.TrimPrefix(l, prefix)))
 	}
 }

@@ -55,7 +55,8 @@ func NewRootCmd(s Streams) *cobra.Command {
 }
 
 // Report prints err to w, one problem per line, and returns the exit
-// status: 0 for no error, 1 otherwise.
+// status: 0 for no error, 128 plus the signal's number when a signal
+// stopped the command (see Interrupted), 1 otherwise.
 func Report(w io.Writer, err error) int {
 	if err == nil {
 		return 0
@@ -69,5 +70,9 @@ func Report(w io.Writer, err error) int {
 		return 1
 	}
 	fmt.Fprintf(w, "tfgen: %v\n", err)
+	var ie *Interrupted
+	if errors.As(err, &ie) {
+		return ie.ExitCode()
+	}
 	return 1
 }

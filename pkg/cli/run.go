@@ -138,7 +138,7 @@ func newRunCmd(s Streams) *cobra.Command {
 
 // Run runs the job; sigs are the interrupts tfgen receives.
 func (o *runOptions) Run(ctx context.Context, s Streams, sigs <-chan os.Signal) error {
-	j, err := loadOne(&o.input, s, o.Job)
+	j, err := loadOne(ctx, &o.input, s, o.Job)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -53,7 +54,7 @@ func newValuesCmd(s Streams) *cobra.Command {
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(s)
+			return o.Run(cmd.Context(), s)
 		},
 	}
 	o.AddFlags(cmd.Flags())
@@ -61,12 +62,12 @@ func newValuesCmd(s Streams) *cobra.Command {
 }
 
 // Run prints the values as YAML.
-func (o *valuesOptions) Run(s Streams) error {
+func (o *valuesOptions) Run(ctx context.Context, s Streams) error {
 	settings, err := o.settings.settings()
 	if err != nil {
 		return err
 	}
-	j, err := loadOne(&o.input, s, o.Job)
+	j, err := loadOne(ctx, &o.input, s, o.Job)
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,25 @@ func (l *Layout) Env(t string, index int32, ns string) ([]EnvVar, error) {
 	return env, nil
 }
 
+// EnvNames returns the names of the variables Env sets for a replica of
+// type t, without building their values.
+func (l *Layout) EnvNames(t string) []string {
+	if l.Framework == MXNet {
+		names := []string{"MX_CONFIG"}
+		if _, ok := l.Role("scheduler"); ok {
+			names = append(names, "DMLC_PS_ROOT_URI", "DMLC_PS_ROOT_PORT", "DMLC_NUM_SERVER", "DMLC_NUM_WORKER", "DMLC_ROLE", "DMLC_USE_KUBERNETES")
+			if t == "worker" {
+				names = append(names, "DMLC_WORKER_ID")
+			}
+		}
+		return names
+	}
+	if l.Total() > 1 {
+		return []string{"TF_CONFIG"}
+	}
+	return nil
+}
+
 // TaskSpec is TF_CONFIG's "task".
 type TaskSpec struct {
 	Type  string `json:"type"`

@@ -124,7 +124,7 @@ func TestEnvErrors(t *testing.T) {
 }
 
 func TestRolesRoundTrip(t *testing.T) {
-	roles := []Role{{Type: "ps", Replicas: 2, Port: 2222}, {Type: "tuner", Replicas: 1, Port: 9091, Label: "cpu"}, {Type: "worker", Replicas: 3, Port: 2000}}
+	roles := []Role{{Type: "ps", Replicas: 2, Port: 2222}, {Type: "tuner", Replicas: 1, Port: 9091, Label: "cpu,gpu:worker:9:1%2C%"}, {Type: "worker", Replicas: 3, Port: 2000}}
 	got, err := ParseRoles(EncodeRoles(roles))
 	if err != nil {
 		t.Fatal(err)
@@ -148,4 +148,28 @@ func TestOrdinal(t *testing.T) {
 			t.Errorf("Ordinal(%q): want error", bad)
 		}
 	}
+}
+
+// FuzzRolesRoundTrip: whatever a label holds, --roles reads back as the
+// roles written, with no role added or lost.
+func FuzzRolesRoundTrip(f *testing.F) {
+	f.Add("cpu", "worker")
+	f.Add("a,b:c", "tuner")
+	f.Add("%2C%", "x")
+	f.Fuzz(func(t *testing.T, label, typ string) {
+		if typ == "" || strings.ContainsAny(typ, ",:") || typ == "zz" {
+			return // types are lowercase replica types, validated
+		}
+		roles := []Role{{Type: typ, Replicas: 1, Port: 2222, Label: label}, {Type: "zz", Replicas: 2, Port: 1}}
+		if typ > "zz" {
+			roles[0], roles[1] = roles[1], roles[0]
+		}
+		got, err := ParseRoles(EncodeRoles(roles))
+		if err != nil {
+			t.Fatalf("%q: %v", EncodeRoles(roles), err)
+		}
+		if diff := cmp.Diff(roles, got); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", EncodeRoles(roles), diff)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,14 +110,19 @@ func (l *Layout) port(t string, i int32) int32 {
 	return int32(n)
 }
 
+// labelEscaper percent-encodes what would end a label early in the roles
+// form: the comma between roles, and the percent sign itself.
+var labelEscaper = strings.NewReplacer("%", "%25", ",", "%2C")
+
 // EncodeRoles writes roles in the compact flag form
-// "type:replicas:port[:label],..." that ParseRoles reads.
+// "type:replicas:port[:label],..." that ParseRoles reads. A label is
+// percent-encoded ("%" and "," only), so that it is data whatever it holds.
 func EncodeRoles(roles []Role) string {
 	parts := make([]string, len(roles))
 	for i, r := range roles {
 		parts[i] = fmt.Sprintf("%s:%d:%d", r.Type, r.Replicas, r.Port)
 		if r.Label != "" {
-			parts[i] += ":" + r.Label
+			parts[i] += ":" + labelEscaper.Replace(r.Label)
 		}
 	}
 	return strings.Join(parts, ",")
@@ -149,7 +155,9 @@ func ParseRoles(s string) ([]Role, error) {
 		seen[f[0]] = true
 		r := Role{Type: f[0], Replicas: int32(n), Port: int32(p)}
 		if len(f) == 4 {
-			r.Label = f[3]
+			if r.Label, err = url.PathUnescape(f[3]); err != nil {
+				return nil, fmt.Errorf("role %q: label: %w", part, err)
+			}
 		}
 		roles = append(roles, r)
 	}

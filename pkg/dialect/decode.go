@@ -64,6 +64,15 @@ func Decode(doc input.Document, opts Options) (Result, error) {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
 	if !IsJobKind(kind) {
+		// kubectl refuses an object without both; better said here, with
+		// the document's place, than at apply.
+		if errs := typeMeta(obj); len(errs) > 0 {
+			if kind != "" {
+				e.Kind, e.Name = kind, metaName(obj)
+			}
+			e.Errs = errs
+			return Result{}, e
+		}
 		return Result{Passthrough: true}, nil
 	}
 	e.Kind, e.Name = kind, metaName(obj)
@@ -130,6 +139,25 @@ func unsupported(apiVersion, kind string) *field.Error {
 	}
 	return &field.Error{Type: field.ErrorTypeNotSupported, Field: path.String(), BadValue: apiVersion,
 		Detail: fmt.Sprintf("%s from another project is not supported; tfgen reads %s from %s", kind, kind, strings.Join(versions, ", "))}
+}
+
+// typeMeta checks that a document to pass through names its apiVersion
+// and kind, as strings.
+func typeMeta(obj map[string]any) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range []string{"apiVersion", "kind"} {
+		switch v := obj[k].(type) {
+		case string:
+			if v == "" {
+				errs = append(errs, field.Required(field.NewPath(k), "every document needs apiVersion and kind"))
+			}
+		case nil:
+			errs = append(errs, field.Required(field.NewPath(k), "every document needs apiVersion and kind"))
+		default:
+			errs = append(errs, field.Invalid(field.NewPath(k), v, "must be a string"))
+		}
+	}
+	return errs
 }
 
 func metaName(obj map[string]any) string {

@@ -13,12 +13,26 @@ func TestPassthrough(t *testing.T) {
 		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
 		"apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: p}\n",
 		"apiVersion: v1\nkind: List\nitems: []\n",
-		"metadata: {name: no-kind}\n",
-		"kind: 7\n",
 	} {
 		res, err := Decode(doc(y), Options{Strict: true})
 		if err != nil || !res.Passthrough || res.Job != nil {
 			t.Errorf("%q: want pass-through, got %+v, %v", y, res, err)
+		}
+	}
+}
+
+// TestPassthroughNeedsTypeMeta: a document without apiVersion or kind is
+// no object kubectl would apply.
+func TestPassthroughNeedsTypeMeta(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"apiVersion: v1\nmetadata: {name: no-kind}\n", "job.yaml:1: kind: Required value: every document needs apiVersion and kind"},
+		{"kind: ConfigMap\nmetadata: {name: c}\n", "job.yaml: ConfigMap c: apiVersion: Required value: every document needs apiVersion and kind"},
+		{"metadata: {name: neither}\n", "job.yaml:1: apiVersion: Required value: every document needs apiVersion and kind\njob.yaml:1: kind: Required value: every document needs apiVersion and kind"},
+		{"apiVersion: v1\nkind: 7\n", "job.yaml:1: kind: Invalid value: 7: must be a string"},
+	} {
+		res, err := Decode(doc(tc.doc), Options{})
+		if err == nil || res.Passthrough || err.Error() != tc.want {
+			t.Errorf("%q: got %+v, %v\nwant %s", tc.doc, res, err, tc.want)
 		}
 	}
 }

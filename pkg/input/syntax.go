@@ -57,18 +57,25 @@ func (d Document) parse() (*parsed, error) {
 	if d.parsed != nil {
 		return d.parsed, nil
 	}
+	if err := d.checkExpanded(); err != nil {
+		return nil, err
+	}
 	if t := bytes.TrimSpace(d.Raw); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
 		return &parsed{json: t}, nil
 	}
 	j, strictErr := yaml.YAMLToJSONStrict(d.Raw)
-	if strictErr == nil {
-		return &parsed{json: j}, nil
+	var dups error
+	if strictErr != nil {
+		var err error
+		if j, err = yaml.YAMLToJSON(d.Raw); err != nil {
+			return nil, d.yamlError(err)
+		}
+		dups = d.yamlError(strictErr)
 	}
-	j, err := yaml.YAMLToJSON(d.Raw)
-	if err != nil {
-		return nil, d.yamlError(err)
+	if len(j) > MaxDocumentBytes {
+		return nil, documentTooLarge(d.File, d.Line, "expands to")
 	}
-	return &parsed{json: j, dups: d.yamlError(strictErr)}, nil
+	return &parsed{json: j, dups: dups}, nil
 }
 
 var (

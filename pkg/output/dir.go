@@ -2,9 +2,7 @@ package output
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,34 +16,49 @@ const Kustomization = "kustomization.yaml"
 // Files returns the files of a directory output: one per item, named
 // NN-kind-name.yaml in item order, and the kustomization listing them.
 func Files(items []Item) (names []string, contents map[string][]byte, err error) {
-	width := len(fmt.Sprint(len(items) - 1))
-	if width < 2 {
-		width = 2
-	}
 	contents = map[string][]byte{}
 	for i, it := range items {
-		name := fmt.Sprintf("%0*d-%s-%s.yaml", width, i, slug(it.Object.Kind()), slug(it.Object.Name()))
 		var buf bytes.Buffer
 		if err := appendYAML(&buf, it); err != nil {
 			return nil, nil, err
 		}
-		names = append(names, name)
-		contents[name] = buf.Bytes()
+		n := fileName(i, width(len(items)), it)
+		names = append(names, n)
+		contents[n] = buf.Bytes()
 	}
-	resources := make([]any, len(names))
-	for i, n := range names {
-		resources[i] = n
-	}
-	k, err := manifest.MarshalYAML(map[string]any{
-		"apiVersion": "kustomize.config.k8s.io/v1beta1",
-		"kind":       "Kustomization",
-		"resources":  resources,
-	})
+	k, err := kustomization(names)
 	if err != nil {
 		return nil, nil, err
 	}
 	contents[Kustomization] = k
 	return append(names, Kustomization), contents, nil
+}
+
+// width is the number of digits that number n files: at least 2.
+func width(n int) int {
+	return max(2, len(fmt.Sprint(n-1)))
+}
+
+// fileName is the name of item i of a directory whose numbers have w digits.
+func fileName(i, w int, it Item) string { return numbered(i, w, suffix(it)) }
+
+// suffix is what follows the number in an item's file name.
+func suffix(it Item) string {
+	return "-" + slug(it.Object.Kind()) + "-" + slug(it.Object.Name()) + ".yaml"
+}
+
+func numbered(i, w int, suffix string) string { return fmt.Sprintf("%0*d%s", w, i, suffix) }
+
+func kustomization(names []string) ([]byte, error) {
+	resources := make([]any, len(names))
+	for i, n := range names {
+		resources[i] = n
+	}
+	return manifest.MarshalYAML(map[string]any{
+		"apiVersion": "kustomize.config.k8s.io/v1beta1",
+		"kind":       "Kustomization",
+		"resources":  resources,
+	})
 }
 
 // slug keeps lowercase letters, digits, dots and dashes of s.
@@ -65,79 +78,158 @@ func slug(s string) string {
 	return s
 }
 
-// WriteDir writes items into dir atomically: into a new directory beside
-// it, then swapped into place. An existing dir is replaced only after every
-// file is written, and only when it is empty or holds a kustomization.yaml
-// (tfgen's earlier output); on any error it is left untouched.
-func WriteDir(dir string, items []Item) (err error) {
-	names, contents, err := Files(items)
+// WriteDir writes items into dir atomically, as a DirWriter does.
+func WriteDir(dir string, items []Item) error {
+	w, err := NewDirWriter(dir)
 	if err != nil {
 		return err
 	}
-	dir = filepath.Clean(dir)
+	defer w.Discard()
+	for _, it := range items {
+		if err := w.Add(it); err != nil {
+			return err
+		}
+	}
+	return w.Commit()
+}
+
+// DirWriter writes one file per item and a kustomization.yaml listing them
+// into a new directory beside its destination, and on Commit swaps it into
+// place after one sync of the whole directory. It replaces only a directory
+// that is absent, empty, or tfgen's own (see Mark); on any error, or
+// without a Commit, the destination is left untouched.
+type DirWriter struct {
+	dir, tmp string
+	d        *os.File // tmp, open
+	// names of the files written, numbered with 2 digits until Commit
+	// knows how many there are, and what follows each number.
+	names, suffixes []string
+	scratch         bytes.Buffer
+}
+
+// NewDirWriter checks that dir may be replaced and makes the directory
+// the items are written into.
+func NewDirWriter(dir string) (*DirWriter, error) {
+	dir, err := destination(dir)
+	if err != nil {
+		return nil, err
+	}
 	if err := replaceable(dir); err != nil {
-		return err
+		return nil, err
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tfgen-")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", dir, err)
+		return nil, fmt.Errorf("write %s: %w", dir, err)
 	}
-	defer func() {
-		if rmErr := os.RemoveAll(tmp); err == nil && rmErr != nil {
-			err = fmt.Errorf("write %s: %w", dir, rmErr)
+	d, err := os.Open(tmp)
+	if err == nil {
+		err = d.Chmod(0o755)
+	}
+	if err != nil {
+		if d != nil {
+			d.Close()
 		}
-	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", dir, err)
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("write %s: %w", dir, err)
 	}
-	for _, n := range names {
-		if err := writeFile(filepath.Join(tmp, n), contents[n]); err != nil {
-			return fmt.Errorf("write %s: %w", dir, err)
-		}
+	return &DirWriter{dir: dir, tmp: tmp, d: d}, nil
+}
+
+// destination returns the directory dir names, absolute and with symbolic
+// links resolved, so that the swap replaces the directory itself.
+func destination(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", dir, err)
 	}
-	if err := swap(tmp, dir); err != nil {
-		return fmt.Errorf("write %s: %w", dir, err)
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if filepath.Dir(abs) == abs {
+		return "", fmt.Errorf("write %s: cannot replace the root directory", dir)
+	}
+	return abs, nil
+}
+
+// Add implements Writer.
+func (w *DirWriter) Add(it Item) error {
+	w.scratch.Reset()
+	if err := appendYAML(&w.scratch, it); err != nil {
+		return err
+	}
+	sfx := suffix(it)
+	name := numbered(len(w.names), 2, sfx)
+	if err := writeFileAt(w.d, name, w.scratch.Bytes()); err != nil {
+		return fmt.Errorf("write %s: %w", w.dir, err)
+	}
+	w.names = append(w.names, name)
+	w.suffixes = append(w.suffixes, sfx)
+	return nil
+}
+
+// Commit implements Writer: it numbers the files with as many digits as
+// their count needs, writes the kustomization and the mark, syncs the new
+// directory once and swaps it into place.
+func (w *DirWriter) Commit() error {
+	if w.tmp == "" {
+		return fmt.Errorf("write %s: nothing to commit", w.dir)
+	}
+	defer w.Discard()
+	if err := w.commit(); err != nil {
+		return fmt.Errorf("write %s: %w", w.dir, err)
 	}
 	return nil
 }
 
-// replaceable refuses to replace a file, or a directory tfgen did not write.
-func replaceable(dir string) error {
-	info, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+func (w *DirWriter) commit() error {
+	if n := width(len(w.names)); n > 2 {
+		for i, old := range w.names {
+			name := numbered(i, n, w.suffixes[i])
+			if err := renameAt(w.d, old, name); err != nil {
+				return err
+			}
+			w.names[i] = name
+		}
 	}
+	k, err := kustomization(w.names)
 	if err != nil {
 		return err
 	}
-	if !info.IsDir() {
-		return fmt.Errorf("write %s: it exists and is not a directory", dir)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	if err := writeFileAt(w.d, Kustomization, k); err != nil {
 		return err
 	}
-	if len(entries) == 0 {
-		return nil
+	if err := writeFileAt(w.d, Mark, mark(append(w.names, Kustomization))); err != nil {
+		return err
 	}
-	if _, err := os.Stat(filepath.Join(dir, Kustomization)); err != nil {
-		return fmt.Errorf("write %s: the directory is not empty and has no %s, so tfgen did not write it; remove it or choose another", dir, Kustomization)
+	// One sync makes every file and the directory durable before the swap
+	// makes them visible; a sync of the parent then makes the swap durable.
+	if err := syncTree(w.d, append(w.names, Kustomization, Mark)); err != nil {
+		return err
 	}
-	return nil
+	if err := swap(w.tmp, w.dir); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(w.dir))
 }
 
-func writeFile(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// Discard implements Writer: it removes the new directory, which after a
+// Commit holds the old contents.
+func (w *DirWriter) Discard() {
+	if w.d != nil {
+		w.d.Close()
+		w.d = nil
+	}
+	if w.tmp != "" {
+		os.RemoveAll(w.tmp)
+		w.tmp = ""
+	}
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	defer f.Close()
+	return f.Sync()
 }

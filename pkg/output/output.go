@@ -28,38 +28,124 @@ type Item struct {
 	Raw []byte
 }
 
+// Writer takes items one at a time and writes all of them or none: nothing
+// reaches its destination before Commit. Discard drops what was added; it
+// does nothing after a Commit, so that it can be deferred.
+type Writer interface {
+	Add(Item) error
+	Commit() error
+	Discard()
+}
+
+var (
+	_ Writer = (*StreamWriter)(nil)
+	_ Writer = (*DirWriter)(nil)
+)
+
 // Write writes items to w in format f.
 func Write(w io.Writer, items []Item, f Format) error {
-	var b []byte
-	var err error
-	switch f {
-	case YAML, "":
-		b, err = Stream(items)
-	case JSON:
-		b, err = List(items)
-	default:
-		return fmt.Errorf("unknown output format %q (want yaml or json)", f)
-	}
+	s, err := NewStreamWriter(w, f)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(b)
-	return err
+	defer s.Discard()
+	for _, it := range items {
+		if err := s.Add(it); err != nil {
+			return err
+		}
+	}
+	return s.Commit()
 }
 
 // Stream returns items as a YAML stream, each document after a "---" line.
 func Stream(items []Item) ([]byte, error) {
 	var buf bytes.Buffer
-	buf.Grow(len(items) * 1500) // rendered objects average about 1.4 kB
+	err := Write(&buf, items, YAML)
+	return buf.Bytes(), err
+}
 
-	for _, it := range items {
-		buf.WriteString("---\n")
-		if err := appendYAML(&buf, it); err != nil {
-			return nil, err
+// List returns items as an indented JSON v1 List.
+func List(items []Item) ([]byte, error) {
+	var buf bytes.Buffer
+	err := Write(&buf, items, JSON)
+	return buf.Bytes(), err
+}
+
+// StreamWriter writes a YAML stream ("---" before each document) or an
+// indented JSON v1 List. Until Commit the output is kept aside, in memory
+// and past a few megabytes in an unlinked temporary file, so that memory
+// stays flat however many items there are.
+type StreamWriter struct {
+	w       io.Writer
+	format  Format
+	spool   spool
+	n       int
+	scratch bytes.Buffer
+}
+
+// NewStreamWriter returns a writer of format f to w.
+func NewStreamWriter(w io.Writer, f Format) (*StreamWriter, error) {
+	switch f {
+	case YAML, JSON:
+	case "":
+		f = YAML
+	default:
+		return nil, fmt.Errorf("unknown output format %q (want yaml or json)", f)
+	}
+	return &StreamWriter{w: w, format: f}, nil
+}
+
+// The JSON List around the items, as encoding/json indents it.
+const (
+	listHead = "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": "
+	listTail = "\n}\n"
+)
+
+// Add implements Writer.
+func (s *StreamWriter) Add(it Item) error {
+	b := &s.scratch
+	b.Reset()
+	switch s.format {
+	case YAML:
+		b.WriteString("---\n")
+		if err := appendYAML(b, it); err != nil {
+			return err
+		}
+	case JSON:
+		if s.n == 0 {
+			b.WriteString(listHead + "[\n    ")
+		} else {
+			b.WriteString(",\n    ")
+		}
+		enc := json.NewEncoder(b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("    ", "  ")
+		if err := enc.Encode(it.Object); err != nil {
+			return fmt.Errorf("write JSON: %w", err)
+		}
+		b.Truncate(b.Len() - 1) // Encode's newline
+	}
+	s.n++
+	return s.spool.write(b.Bytes())
+}
+
+// Commit implements Writer: it writes everything added to the destination.
+func (s *StreamWriter) Commit() error {
+	defer s.Discard()
+	if s.format == JSON {
+		tail := "\n  ]" + listTail
+		if s.n == 0 {
+			tail = listHead + "[]" + listTail
+		}
+		if err := s.spool.write([]byte(tail)); err != nil {
+			return err
 		}
 	}
-	return buf.Bytes(), nil
+	return s.spool.copyTo(s.w)
 }
+
+// Discard implements Writer.
+func (s *StreamWriter) Discard() { s.spool.close() }
 
 func appendYAML(buf *bytes.Buffer, it Item) error {
 	if it.Raw != nil {
@@ -73,25 +159,4 @@ func appendYAML(buf *bytes.Buffer, it Item) error {
 		return fmt.Errorf("write %s: %w", it.Object, err)
 	}
 	return nil
-}
-
-// List returns items as an indented JSON v1 List.
-func List(items []Item) ([]byte, error) {
-	objs := make([]manifest.Object, len(items))
-	for i, it := range items {
-		objs[i] = it.Object
-	}
-	list := struct {
-		APIVersion string            `json:"apiVersion"`
-		Kind       string            `json:"kind"`
-		Items      []manifest.Object `json:"items"`
-	}{"v1", "List", objs}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(list); err != nil {
-		return nil, fmt.Errorf("write JSON: %w", err)
-	}
-	return buf.Bytes(), nil
 }

@@ -45,7 +45,7 @@ func TestWriteDir(t *testing.T) {
 	if err := WriteDir(dir, items()); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"00-configmap-j.yaml", "01-secret-s.yaml", "kustomization.yaml"}
+	want := []string{Mark, "00-configmap-j.yaml", "01-secret-s.yaml", "kustomization.yaml"}
 	if diff := cmp.Diff(want, list(t, dir)); diff != "" {
 		t.Fatalf("files (-want +got):\n%s", diff)
 	}
@@ -58,7 +58,7 @@ func TestWriteDir(t *testing.T) {
 	if err := WriteDir(dir, items()[:1]); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"00-configmap-j.yaml", "kustomization.yaml"}, list(t, dir)); diff != "" {
+	if diff := cmp.Diff([]string{Mark, "00-configmap-j.yaml", "kustomization.yaml"}, list(t, dir)); diff != "" {
 		t.Errorf("files after replace (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"out"}, list(t, filepath.Dir(dir))); diff != "" {
@@ -70,7 +70,7 @@ func TestWriteDir(t *testing.T) {
 	if err := WriteDir(dir, bad); err == nil {
 		t.Fatal("want an error")
 	}
-	if diff := cmp.Diff([]string{"00-configmap-j.yaml", "kustomization.yaml"}, list(t, dir)); diff != "" {
+	if diff := cmp.Diff([]string{Mark, "00-configmap-j.yaml", "kustomization.yaml"}, list(t, dir)); diff != "" {
 		t.Errorf("files after failure (-want +got):\n%s", diff)
 	}
 }

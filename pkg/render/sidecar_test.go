@@ -71,6 +71,18 @@ func TestSidecarEnvMatchesCluster(t *testing.T) {
 			j.MXReplicaSpecs[job.Tuner].Label = "cpu"
 			return j
 		}},
+		// Values tfgen's validation refuses but Helm's values may hold:
+		// they must still reach the pod as data.
+		{name: "labels with quotes, commas and $(VAR)", job: func() *job.Job {
+			j := mxnet()
+			j.MXReplicaSpecs[job.Tuner] = replica(1, job.RestartNever, container("mxnet"))
+			j.MXReplicaSpecs[job.Tuner].Label = `cpu","worker":[{"url":"evil"}],"x":"$(POD_NAME)%2C,b:c`
+			return j
+		}},
+		{name: "cluster domain with a quote and $(VAR)", job: mnist,
+			set: func(s *job.Settings) { s.ClusterDomain = `local","evil:1","$(POD_NAME)` }},
+		{name: "mxnet, cluster domain with a quote", job: mxnet,
+			set: func(s *job.Settings) { s.ClusterDomain = `local"}],"evil":[{"url":"x` }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,11 +149,77 @@ func clusterEnv(t *testing.T, sts manifest.Object) []map[string]any {
 	return out
 }
 
+// expand does what the kubelet does to env values: $(VAR) of a variable
+// defined before (here the pod's name, index and namespace) is replaced,
+// $$ is a literal $, and anything else stays as written.
 func expand(env []map[string]any, index int32, ns string) []cluster.EnvVar {
-	r := strings.NewReplacer("$(TFGEN_POD_INDEX)", strconv.Itoa(int(index)), "$(POD_NAMESPACE)", ns)
+	vars := map[string]string{"TFGEN_POD_INDEX": strconv.Itoa(int(index)), "POD_NAMESPACE": ns, "POD_NAME": "the-pod"}
 	var out []cluster.EnvVar
 	for _, e := range env {
-		out = append(out, cluster.EnvVar{Name: e["name"].(string), Value: r.Replace(e["value"].(string))})
+		out = append(out, cluster.EnvVar{Name: e["name"].(string), Value: kubeletExpand(e["value"].(string), vars)})
 	}
 	return out
+}
+
+func kubeletExpand(s string, vars map[string]string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			b.WriteByte('$')
+			i++
+		case '(':
+			end := strings.IndexByte(s[i:], ')')
+			if v, ok := vars[s[i+2:i+max(end, 2)]]; end > 0 && ok {
+				b.WriteString(v)
+				i += end
+			} else {
+				b.WriteByte('$')
+			}
+		default:
+			b.WriteByte('$')
+		}
+	}
+	return b.String()
+}
+
+// TestRolesFlagMatchesLayout: the --roles flag rendered for tfsupervisor
+// reads back as the job's layout, whatever an MXTune label holds, so the
+// supervisor, tfgen env and the sidecar's env all see the same replicas.
+func TestRolesFlagMatchesLayout(t *testing.T) {
+	r := newRenderer(t)
+	for _, label := range []string{"cpu", "a,b", "x:1:2,worker:9:1", "100%", "%2C", `"quoted"`} {
+		j := mxnet()
+		j.JobMode = "MXTune"
+		j.MXReplicaSpecs = map[job.ReplicaType]*job.ReplicaSpec{
+			job.Tuner:        replica(1, job.RestartNever, container("mxnet", "python", "tune.py")),
+			job.TunerServer:  replica(2, job.RestartNever, container("mxnet", "python", "tune.py")),
+			job.TunerTracker: replica(1, job.RestartNever, container("mxnet", "python", "tune.py")),
+		}
+		j.MXReplicaSpecs[job.Tuner].Label = label
+		objs, err := r.Render(j, settings())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, typ := range j.ReplicaTypes() {
+			c := podSpec(statefulSet(t, objs, j.Name+"-"+typ.Lower()))["containers"].([]any)[0].(map[string]any)
+			var roles string
+			for i, a := range c["command"].([]any) {
+				if a == "--roles" {
+					roles = c["command"].([]any)[i+1].(string)
+				}
+			}
+			got, err := cluster.ParseRoles(roles)
+			if err != nil {
+				t.Fatalf("label %q: --roles %q: %v", label, roles, err)
+			}
+			if diff := cmp.Diff(values.Layout(j, settings()).Roles, got); diff != "" {
+				t.Errorf("label %q: --roles %q (-layout +flag):\n%s", label, roles, diff)
+			}
+		}
+	}
 }

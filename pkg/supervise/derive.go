@@ -15,6 +15,9 @@ const settleTimeout = time.Minute
 
 // change is what one derivation did besides the status it returns.
 type change struct {
+	// wake: when to derive again though nothing else changed (the active
+	// deadline, the time the teardown settles by); zero if never.
+	wake time.Time
 	// teardown: the replica types to scale to zero now.
 	teardown []string
 	// refused: the replica whose restart the backoff limit refused (it
@@ -92,6 +95,9 @@ func (c *Config) derive(s *record.Status, obs []Observed, gone int32, now time.T
 	if !n.Ended() {
 		c.decide(n, obs, now, &ch)
 	}
+	if !n.Ended() && c.ActiveDeadline > 0 && n.StartTime != nil {
+		ch.wake = n.StartTime.Add(c.ActiveDeadline)
+	}
 	if n.Ended() {
 		c.end(n, obs, &ch)
 		c.settle(n, obs, now, &ch)
@@ -135,7 +141,7 @@ func (c *Config) countRestarts(n *record.Status, obs []Observed, gone int32, now
 			continue
 		}
 		if total >= *limit {
-			note := fmt.Sprintf("replica %s exited with code %s and the job has used its backoff limit of %d restarts", ref, exitCode(o.LastExitCode), *limit)
+			note := fmt.Sprintf("replica %s exited with code %s and the job has used its backoff limit of %d restarts", ref, codeOf(o.LastExitCode), *limit)
 			c.fail(n, ReasonBackoffLimitExceeded, note, now, ch)
 			ch.refused = ref
 			n.AddFailure(ref, record.Failure{ExitCode: o.LastExitCode, Reason: ReasonBackoffLimitExceeded, Restarts: o.Restarts})
@@ -154,7 +160,7 @@ func (c *Config) countRestarts(n *record.Status, obs []Observed, gone int32, now
 	}
 }
 
-func exitCode(c *int32) string {
+func codeOf(c *int32) string {
 	if c == nil {
 		return "unknown"
 	}
@@ -174,7 +180,7 @@ func (c *Config) decide(n *record.Status, obs []Observed, now time.Time, ch *cha
 		if o.State == record.StateFailed {
 			note := o.Message
 			if note == "" {
-				note = fmt.Sprintf("replica %s failed with exit code %s (%s)", o.Ref, exitCode(o.LastExitCode), o.Reason)
+				note = fmt.Sprintf("replica %s failed with exit code %s (%s)", o.Ref, codeOf(o.LastExitCode), o.Reason)
 			}
 			c.fail(n, ReasonReplicaFailed, note, now, ch)
 			return
@@ -288,25 +294,14 @@ func (c *Config) settle(n *record.Status, obs []Observed, now time.Time, ch *cha
 				unsure = true
 			}
 		}
-		if unfinished || (unsure && late) {
+		switch {
+		case unfinished || (unsure && late):
 			n.Teardown = append(n.Teardown, t)
 			ch.teardown = append(ch.teardown, t)
+		case unsure:
+			ch.wake = n.CompletionTime.Add(settleTimeout)
 		}
 	}
-}
-
-// settleBy is when the keeper must look again to settle the teardown
-// (the zero time if it need not).
-func (c *Config) settleBy(s *record.Status) time.Time {
-	if c.CleanPodPolicy != CleanRunning || !s.Ended() || s.CompletionTime == nil {
-		return time.Time{}
-	}
-	for _, t := range s.Stop {
-		if !slices.Contains(s.Teardown, t) {
-			return s.CompletionTime.Add(settleTimeout)
-		}
-	}
-	return time.Time{}
 }
 
 // replicaStatuses counts each type's replicas as Kubeflow does: active

@@ -59,6 +59,7 @@ type keeping struct {
 	last     time.Time           // of the last write
 	later    <-chan time.Time    // a write put off
 	deadline <-chan time.Time
+	wake     time.Time // when to derive again, by the last derivation
 	armedAt  time.Time // the deadline armed
 }
 
@@ -129,6 +130,7 @@ func (kp *keeping) observe(obs []Observed) {
 func (kp *keeping) sync(ctx context.Context, force bool) {
 	now := kp.clock.Now()
 	next, ch := kp.Config.derive(kp.status, kp.replicas, kp.gone, now)
+	kp.wake = ch.wake
 	if next.Equal(kp.status) {
 		return
 	}
@@ -161,7 +163,7 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 		}
 		return
 	}
-	kp.status, kp.gone, kp.last = written, 0, now
+	kp.status, kp.gone, kp.last, kp.wake = written, 0, now, done.wake
 	if len(done.events) > 0 {
 		kp.Reporter.Report(Report{Events: done.events})
 	}
@@ -171,17 +173,10 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 }
 
 // armDeadline sets the timer to the next time the status may change with
-// nothing else changing: the job's start time plus its active deadline,
-// or the time the teardown settles by.
+// nothing else changing, as the last derivation said: the job's start time
+// plus its active deadline, or the time the teardown settles by.
 func (kp *keeping) armDeadline() {
-	s, c := kp.status, kp.Config
-	var at time.Time
-	switch {
-	case s.Ended():
-		at = c.settleBy(s)
-	case c.ActiveDeadline > 0 && s.StartTime != nil:
-		at = s.StartTime.Add(c.ActiveDeadline)
-	}
+	at := kp.wake
 	if at.IsZero() {
 		kp.deadline = nil
 		return

@@ -111,18 +111,38 @@ func ParseBackoff(s string) (Backoff, error) {
 	return b, nil
 }
 
-// ParseExitCodes reads a comma-separated list of exit codes (0-255).
+// ParseExitCodes reads a comma-separated list of exit codes (0-255) and
+// ranges of them ("130,137,143" or "128-255"), in order, each code once.
 func ParseExitCodes(s string) ([]int32, error) {
 	codes := []int32{}
+	seen := map[int]bool{}
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f == "" {
 			continue
 		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 || n > 255 {
-			return nil, fmt.Errorf("exit code %q: want a number 0-255", f)
+		lo, hi, isRange := strings.Cut(f, "-")
+		from, err1 := exitCode(lo)
+		to, err2 := from, error(nil)
+		if isRange {
+			to, err2 = exitCode(hi)
 		}
-		codes = append(codes, int32(n))
+		if err1 != nil || err2 != nil || to < from {
+			return nil, fmt.Errorf("exit code %q: want a number 0-255 or a range such as 128-255", f)
+		}
+		for n := from; n <= to; n++ {
+			if !seen[n] {
+				seen[n] = true
+				codes = append(codes, int32(n))
+			}
+		}
 	}
 	return codes, nil
+}
+
+func exitCode(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 || n > 255 {
+		return 0, fmt.Errorf("not an exit code")
+	}
+	return n, nil
 }

@@ -113,12 +113,12 @@ func (s *Supervisor) Run(ctx context.Context, cmd Command) Result {
 		case sig := <-s.Signals:
 			if !isStop(sig) {
 				w.forward(sig)
-			} else if w.stop(fmt.Sprintf("got %v", sig)) {
+			} else if w.stop(fmt.Sprintf("got %v", sig), sig) {
 				return w.finish(ctx)
 			}
 		case <-done:
 			done = nil
-			if w.stop("stopping") {
+			if w.stop("stopping", syscall.SIGTERM) {
 				return w.finish(ctx)
 			}
 		}
@@ -131,7 +131,7 @@ func (w *wrap) step() {
 	switch {
 	case w.proc != nil:
 		if why := r.stopFor(); why != "" && w.stopping == "" && !w.exitPending() {
-			w.terminate(why)
+			w.terminate(why, syscall.SIGTERM)
 		}
 	case w.waiting:
 		if why, final := r.hold(); why != "" {
@@ -232,15 +232,16 @@ func (w *wrap) after(restart bool) {
 // stopLog says why the training process is stopped, by the reason.
 var stopLog = map[string]string{ReasonJobEnded: "the job has ended", ReasonSuspended: "the job is suspended", ReasonTerminated: "stopping"}
 
-// terminate sends SIGTERM to the process group, and SIGKILL after the
-// grace period; why is the reason of the replica's Stopped state.
-func (w *wrap) terminate(why string) {
-	err := w.proc.Signal(syscall.SIGTERM)
+// terminate sends sig (SIGTERM, or the stop signal the supervisor got) to
+// the process group, and SIGKILL after the grace period; why is the reason
+// of the replica's Stopped state.
+func (w *wrap) terminate(why string, sig os.Signal) {
+	err := w.proc.Signal(sig)
 	if errors.Is(err, os.ErrProcessDone) {
 		return // it ended by itself: its exit is on the way
 	}
 	w.stopping = why
-	w.Config.Logf("%s: SIGTERM to process group %d, SIGKILL after %v", stopLog[why], w.proc.Pid(), w.Config.GracePeriod)
+	w.Config.Logf("%s: %s to process group %d, SIGKILL after %v", stopLog[why], signalName(sig), w.proc.Pid(), w.Config.GracePeriod)
 	if err != nil {
 		w.Config.Logf("signal process group %d: %v", w.proc.Pid(), err)
 	}
@@ -249,14 +250,15 @@ func (w *wrap) terminate(why string) {
 	}
 }
 
-// stop stops supervision (SIGTERM, or ctx ended): the process, if any,
-// is terminated and Run returns once it exited; otherwise at once (true).
-func (w *wrap) stop(why string) bool {
+// stop stops supervision (SIGTERM or SIGINT, passed on as sig, or ctx
+// ended): the process, if any, is terminated and Run returns once it
+// exited; otherwise at once (true).
+func (w *wrap) stop(why string, sig os.Signal) bool {
 	w.leaving = true
 	if w.proc != nil {
 		if w.stopping == "" {
 			w.Config.Logf("%s", why)
-			w.terminate(ReasonTerminated)
+			w.terminate(ReasonTerminated, sig)
 		}
 		return false
 	}
@@ -336,3 +338,14 @@ func startFailure(err error) Exit {
 // isStop reports whether sig asks the supervisor to stop: SIGTERM (the pod
 // is going away) or SIGINT.
 func isStop(sig os.Signal) bool { return sig == syscall.SIGTERM || sig == syscall.SIGINT }
+
+// signalName names SIGTERM and SIGINT as the logs always have.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	}
+	return sig.String()
+}

@@ -56,6 +56,11 @@ func replica(j *job.Job, t job.ReplicaType, s *job.ReplicaSpec) field.ErrorList 
 			errs = append(errs, field.Invalid(j.ReplicaFieldPath(t, "port"), *s.Port, msg))
 		}
 	}
+	if v := s.Template.Spec.TerminationGracePeriodSeconds; v != nil {
+		errs = append(errs, seconds(j.ReplicaFieldPath(t, "template").Child("spec", "terminationGracePeriodSeconds"), *v, true)...)
+	}
+	errs = append(errs, label(j, t, s)...)
+	errs = append(errs, podMetadata(j, t, s)...)
 	return append(errs, containers(j, t, &s.Template.Spec)...)
 }
 

@@ -11,12 +11,14 @@ import (
 func Job(j *job.Job) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, name(j)...)
+	errs = append(errs, metadata(j)...)
 	errs = append(errs, replicas(j)...)
 	errs = append(errs, runPolicy(j)...)
 	errs = append(errs, success(j)...)
 	errs = append(errs, instances(j)...)
 	errs = append(errs, tensorBoard(j)...)
 	errs = append(errs, scheduler(j)...)
+	errs = append(errs, schedulingNames(j)...)
 	return errs
 }
 
@@ -51,8 +53,8 @@ func runPolicy(j *job.Job) field.ErrorList {
 	if v := rp.TTLSecondsAfterFinished; v != nil && *v < 0 {
 		errs = append(errs, field.Invalid(j.RunPolicyFieldPath("ttlSecondsAfterFinished"), *v, "must be greater than or equal to 0"))
 	}
-	if v := rp.ActiveDeadlineSeconds; v != nil && *v <= 0 {
-		errs = append(errs, field.Invalid(j.RunPolicyFieldPath("activeDeadlineSeconds"), *v, "must be greater than 0"))
+	if v := rp.ActiveDeadlineSeconds; v != nil {
+		errs = append(errs, seconds(j.RunPolicyFieldPath("activeDeadlineSeconds"), *v, false)...)
 	}
 	if v := rp.BackoffLimit; v != nil && *v < 0 {
 		errs = append(errs, field.Invalid(j.RunPolicyFieldPath("backoffLimit"), *v, "must be greater than or equal to 0"))

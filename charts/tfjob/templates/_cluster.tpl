@@ -24,7 +24,10 @@ replica type as JSON array members, each with a leading comma.
 {{- $roles = append $roles (dict "type" (lower $type) "n" $n "port" $p "label" (get $s "label")) }}
 {{- end }}
 {{- $svc := ".$(POD_NAMESPACE).svc" }}
-{{- with get $tfgen "clusterDomain" }}{{ $svc = printf "%s.%s" $svc . }}{{ end }}
+{{- /* The domain goes into JSON strings that the kubelet expands: it is
+       escaped for both, so that it stays data (tfgen validates it as a DNS
+       subdomain; values given to Helm may hold anything). */}}
+{{- with get $tfgen "clusterDomain" }}{{ $svc = printf "%s.%s" $svc (toJson . | trimPrefix "\"" | trimSuffix "\"" | replace "$" "$$") }}{{ end }}
 {{- $ctx := dict "job" .root.Release.Name "t" (lower .type) "roles" $roles "svc" $svc "tfgen" $tfgen "sparse" (get $v "enableDynamicWorker") }}
 {{- /* Every address takes over 30 bytes: past 4000 replicas listed, the
        variable cannot fit, so fail before building it. */}}
@@ -87,6 +90,6 @@ replica type as JSON array members, each with a leading comma.
 ]
 {{- end -}}
 },"labels":{
-{{- range $ri, $r := .roles }}{{ if $ri }},{{ end }}{{ toJson $r.type }}:{{ toJson $r.label }}{{ end -}}
+{{- range $ri, $r := .roles }}{{ if $ri }},{{ end }}{{ toJson $r.type }}:{{ toJson $r.label | replace "$" "$$" }}{{ end -}}
 },"task":{"type":{{ toJson .t }},"index":$(TFGEN_POD_INDEX)}}
 {{- end }}

@@ -32,13 +32,14 @@ of every object of the job as JSON members: tfgen's, then the job's own
 {{/*
 tfjob.roles: (dict "specs" SPECS "types" TYPES "mx" MX) prints the layout in
 pkg/cluster.EncodeRoles form, "chief:1:2222,ps:2:2222,worker:3:2222": types
-sorted, replicas default 1, port default tfjob.defaultPort, MXTune label.
+sorted, replicas default 1, port default tfjob.defaultPort, MXTune label
+with "%" and "," percent-encoded (pkg/cluster.EncodeRoles).
 */}}
 {{- define "tfjob.roles" -}}
 {{- range $i, $type := .types }}
 {{- $s := get $.specs $type }}
 {{- if $i }},{{ end }}{{ lower $type }}:{{ if hasKey $s "replicas" }}{{ int64 $s.replicas }}{{ else }}1{{ end }}:{{ if hasKey $s "port" }}{{ int64 $s.port }}{{ else }}{{ include "tfjob.defaultPort" (dict "spec" $s "mx" $.mx) }}{{ end }}
-{{- with get $s "label" }}:{{ . }}{{ end }}
+{{- with get $s "label" }}:{{ . | replace "%" "%25" | replace "," "%2C" }}{{ end }}
 {{- end }}
 {{- end }}
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +23,7 @@ type options struct {
 	job, framework, roles, replicaType, clusterDomain string
 	excludeEvaluator, sparse                          bool
 	restartPolicy, retryableExitCodes, restartBackoff string
-	maxRestarts, backoffLimit                         int32
+	maxRestarts, backoffLimit                         limit
 	activeDeadline, gracePeriod                       time.Duration
 	successPolicy, successReplica, cleanPodPolicy     string
 	ttlAfterFinished                                  string
@@ -39,9 +40,9 @@ func (o *options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.excludeEvaluator, "exclude-evaluator", false, "leave the evaluator out of TF_CONFIG's cluster")
 	fs.BoolVar(&o.sparse, "sparse", false, "sparse TF_CONFIG of dynamic workers")
 	fs.StringVar(&o.restartPolicy, "restart-policy", string(supervise.Never), "Never, OnFailure, Always or ExitCode")
-	fs.StringVar(&o.retryableExitCodes, "retryable-exit-codes", "", "exit codes ExitCode retries, e.g. 130,137 (default 128-255)")
-	fs.Int32Var(&o.maxRestarts, "max-restarts", -1, "restarts allowed to this replica (-1: no limit)")
-	fs.Int32Var(&o.backoffLimit, "backoff-limit", -1, "restarts allowed to the whole job (-1: no limit)")
+	fs.StringVar(&o.retryableExitCodes, "retryable-exit-codes", "", "exit codes and ranges ExitCode retries, e.g. 130,137 (default 128-255)")
+	fs.Var(&o.maxRestarts, "max-restarts", "restarts allowed to this replica, 0 or more (default: no limit)")
+	fs.Var(&o.backoffLimit, "backoff-limit", "restarts allowed to the whole job, 0 or more (default: no limit)")
 	fs.StringVar(&o.restartBackoff, "restart-backoff", "1s,5m", "INITIAL[,MAX] wait before a restart, doubling")
 	fs.DurationVar(&o.activeDeadline, "active-deadline", 0, "fail the job this long after it started (0: never)")
 	fs.StringVar(&o.successPolicy, "success-policy", "", `"" or AllWorkers`)
@@ -51,6 +52,31 @@ func (o *options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.gracePeriod, "grace-period", 30*time.Second, "SIGTERM to SIGKILL of the training process group")
 	fs.StringVar(&o.terminationLog, "termination-log", "/dev/termination-log", "where to write the termination message (empty: nowhere)")
 }
+
+// limit is a count flag that is unset (no limit) until given: a number of
+// 0 or more. A negative number is an error, not another way to say "none".
+type limit struct{ n *int32 }
+
+var _ pflag.Value = (*limit)(nil)
+
+func (l *limit) String() string {
+	if l.n == nil {
+		return ""
+	}
+	return strconv.Itoa(int(*l.n))
+}
+
+func (l *limit) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a whole number, 0 or more (leave the flag out for no limit)")
+	}
+	v := int32(n)
+	l.n = &v
+	return nil
+}
+
+func (l *limit) Type() string { return "int32" }
 
 // fromEnv sets each flag not given on the command line from its
 // TFSUPERVISOR_<FLAG_IN_UPPER_SNAKE> variable.
@@ -117,12 +143,8 @@ func (o *options) Config(id identity) (*supervise.Config, error) {
 	}
 	c.Policy.Backoff, err = supervise.ParseBackoff(o.restartBackoff)
 	add(err)
-	if o.maxRestarts >= 0 {
-		c.Policy.MaxRestarts = &o.maxRestarts
-	}
-	if o.backoffLimit >= 0 {
-		c.BackoffLimit = &o.backoffLimit
-	}
+	c.Policy.MaxRestarts = o.maxRestarts.n
+	c.BackoffLimit = o.backoffLimit.n
 	if o.successReplica != "" {
 		ref, err := supervise.ParseRef(o.successReplica)
 		add(err)

@@ -66,6 +66,10 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"--roles", "worker:2:2222"}, "index out of range"},
 		{[]string{"--restart-backoff", "5m,1s"}, "MAX"},
 		{[]string{"--retryable-exit-codes", "1,300"}, "0-255"},
+		{[]string{"--retryable-exit-codes", "143-130"}, "range"},
+		{[]string{"--retryable-exit-codes", "128-256"}, "range"},
+		{[]string{"--max-restarts", "-1"}, "0 or more"},
+		{[]string{"--backoff-limit", "-3"}, "0 or more"},
 		{[]string{"--clean-pod-policy", "Some"}, "clean pod policy"},
 		{[]string{"--ttl-after-finished", "soon"}, "ttl"},
 		{[]string{"--success-replica", "chief"}, "type-index"},
@@ -75,8 +79,50 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%v: error %v, want one about %q", tc.args, err, tc.want)
 		}
 	}
-	if _, err := parse(t, nil, map[string]string{"TFSUPERVISOR_MAX_RESTARTS": "many"}); err == nil || !strings.Contains(err.Error(), "TFSUPERVISOR_MAX_RESTARTS") {
-		t.Errorf("bad variable: %v", err)
+	for _, v := range []string{"many", "-1"} {
+		if _, err := parse(t, nil, map[string]string{"TFSUPERVISOR_MAX_RESTARTS": v}); err == nil || !strings.Contains(err.Error(), "TFSUPERVISOR_MAX_RESTARTS") {
+			t.Errorf("bad variable %q: %v", v, err)
+		}
+	}
+}
+
+// TestLimitsUnsetOrCount: --max-restarts and --backoff-limit are no limit
+// until given, and 0 is a limit (no restart at all).
+func TestLimitsUnsetOrCount(t *testing.T) {
+	cfg, err := parse(t, []string{"--job", "mnist"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Policy.MaxRestarts != nil || cfg.BackoffLimit != nil {
+		t.Errorf("unset: max restarts %v, backoff limit %v; want no limit", cfg.Policy.MaxRestarts, cfg.BackoffLimit)
+	}
+	cfg, err = parse(t, []string{"--job", "mnist", "--max-restarts", "0", "--backoff-limit", "2"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]*int32{ptr[int32](0), ptr[int32](2)}, []*int32{cfg.Policy.MaxRestarts, cfg.BackoffLimit}); diff != "" {
+		t.Errorf("limits (-want +got):\n%s", diff)
+	}
+}
+
+// TestExitCodeRanges: --retryable-exit-codes takes the ranges its help
+// shows, alone or among codes, each code once.
+func TestExitCodeRanges(t *testing.T) {
+	cfg, err := parse(t, []string{"--job", "mnist", "--restart-policy", "ExitCode", "--retryable-exit-codes", "128-255"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Policy.RetryableExitCodes; len(got) != 128 || got[0] != 128 || got[127] != 255 {
+		t.Errorf("128-255 read as %v", got)
+	}
+	for _, code := range []int{127, 128, 200, 255} {
+		if got, want := cfg.Policy.Retryable(code), code >= 128; got != want {
+			t.Errorf("Retryable(%d) = %v", code, got)
+		}
+	}
+	got, err := supervise.ParseExitCodes("1, 5-7,6,137")
+	if diff := cmp.Diff([]int32{1, 5, 6, 7, 137}, got); err != nil || diff != "" {
+		t.Errorf("ParseExitCodes: %v (-want +got):\n%s", err, diff)
 	}
 }
 

@@ -8,5 +8,7 @@
 //
 // When a training process exits, what is left of its group is killed, so a
 // restarted process does not meet its predecessor's children (holding its
-// ports, for instance).
+// ports, for instance); on Linux so is every process that inherited its
+// marker variable (TFGEN_SUPERVISED), such as one that moved to a session
+// of its own with setsid.
 package proc

@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/tfgen/tfgen/pkg/supervise"
@@ -48,9 +50,10 @@ func (*Runner) Start(cmd supervise.Command) (supervise.Process, error) {
 		path = lp
 	}
 	r, _ := getReaper()
-	p := &process{done: make(chan struct{})}
+	p := &process{done: make(chan struct{}), marker: newMarker()}
 	files := []uintptr{fd(cmd.Stdin, 0), fd(cmd.Stdout, 1), fd(cmd.Stderr, 2)}
-	attr := &syscall.ProcAttr{Dir: cmd.Dir, Env: cmd.Env, Files: files,
+	env := append(cmd.Env[:len(cmd.Env):len(cmd.Env)], markerEnv+"="+p.marker)
+	attr := &syscall.ProcAttr{Dir: cmd.Dir, Env: env, Files: files,
 		Sys: &syscall.SysProcAttr{Setpgid: true}}
 	r.mu.Lock()
 	pid, err := syscall.ForkExec(path, cmd.Args, attr)
@@ -88,11 +91,22 @@ func startError(path string, err error) error {
 	return &supervise.StartError{Code: code, Err: msg}
 }
 
+// markerEnv is the variable that marks a training process and, as they
+// inherit it, all its descendants: its value is unique to the process.
+const markerEnv = "TFGEN_SUPERVISED"
+
+var markers atomic.Int64
+
+func newMarker() string {
+	return strconv.Itoa(os.Getpid()) + "." + strconv.FormatInt(markers.Add(1), 10)
+}
+
 // process is a started training process; the reaper completes it.
 type process struct {
-	pid  int
-	done chan struct{}
-	exit supervise.Exit
+	pid    int
+	marker string
+	done   chan struct{}
+	exit   supervise.Exit
 }
 
 var _ supervise.Process = (*process)(nil)
@@ -117,10 +131,12 @@ func (p *process) Signal(sig os.Signal) error {
 	return signalGroup(p.pid, sig)
 }
 
-// exited runs on the reaper: it kills what is left of the group, then
-// publishes the exit.
+// exited runs on the reaper: it kills what is left of the group and every
+// other descendant that kept the process's marker, then publishes the
+// exit, so a restarted process never meets its predecessor's children.
 func (p *process) exited(ws syscall.WaitStatus) {
 	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	killLeftovers(p.marker)
 	p.exit = ExitOf(ws)
 	close(p.done)
 }

@@ -94,6 +94,12 @@ func (r *Report) check(t reflect.Type, v any, path *field.Path) {
 			return
 		}
 		for i, e := range l {
+			if e == nil {
+				// The API server would decode it as an empty item (a
+				// container port 0, an env var with no name).
+				r.Errs = append(r.Errs, field.Invalid(path.Index(i), nil, "a list item must not be null"))
+				continue
+			}
 			r.check(t.Elem(), e, path.Index(i))
 		}
 	case reflect.String:

@@ -1,0 +1,130 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// jobs returns n small TFJobs as one YAML stream.
+func jobs(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `---
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: job-%d}
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers: [{name: tensorflow, image: tf:1, command: [python, train.py]}]
+`, i)
+	}
+	return b.String()
+}
+
+// TestRenderSignals: a signal during a render stops it, writes nothing
+// (to stdout, or to -o: neither the directory nor anything beside it
+// changes) and exits 128+signal. The render is provably in progress: tfgen
+// has read from a pipe far more than the pipe holds, and the pipe stays
+// open, so the input has no end yet.
+func TestRenderSignals(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+		code int
+		out  bool
+	}{
+		{"SIGINT to stdout", syscall.SIGINT, 130, false},
+		{"SIGTERM to stdout", syscall.SIGTERM, 143, false},
+		{"SIGINT with -o", syscall.SIGINT, 130, true},
+		{"SIGTERM with -o", syscall.SIGTERM, 143, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "rendered")
+			args := []string{"render", "-f", "-"}
+			if tc.out {
+				// tfgen's own earlier output, which the render would replace.
+				seed := exec.Command(bin, "render", "-f", "-", "-o", dir)
+				seed.Stdin = strings.NewReader(jobs(1))
+				if out, err := seed.CombinedOutput(); err != nil {
+					t.Fatalf("first render: %v\n%s", err, out)
+				}
+				args = append(args, "-o", dir)
+			}
+			before := tree(t, parent)
+
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			cmd := exec.Command(bin, args...)
+			cmd.Stdin = r
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			// 1 MB through a 64 KB pipe: tfgen has read and rendered
+			// most of it when the write returns.
+			if _, err := w.WriteString(jobs(2000)); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != tc.code {
+				t.Fatalf("exit status %d (%v), want %d; stderr:\n%s", code, err, tc.code, stderr.String())
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("wrote %d bytes to stdout", stdout.Len())
+			}
+			want := fmt.Sprintf("tfgen: interrupted by %s; nothing was written\n", map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[tc.sig])
+			if stderr.String() != want {
+				t.Errorf("stderr %q, want %q", stderr.String(), want)
+			}
+			if diff := cmp.Diff(before, tree(t, parent)); diff != "" {
+				t.Errorf("files changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// tree returns every file below dir with its contents.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			files[rel+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		files[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
