@@ -65,8 +65,15 @@ func parseSupervisor(command []string) (supervisorFlags, bool) {
 // time. It reports whether anything changed.
 func rescale(ps *corev1.PodSpec, t string, n int32) (bool, error) {
 	changed := false
-	for ci := range ps.Containers {
-		c := &ps.Containers[ci]
+	// Wrap mode's sidecar (an init container) has the flags too.
+	containers := make([]*corev1.Container, 0, len(ps.InitContainers)+len(ps.Containers))
+	for i := range ps.InitContainers {
+		containers = append(containers, &ps.InitContainers[i])
+	}
+	for i := range ps.Containers {
+		containers = append(containers, &ps.Containers[i])
+	}
+	for _, c := range containers {
 		f, ok := parseSupervisor(c.Command)
 		if !ok {
 			continue
@@ -93,7 +100,7 @@ func rescale(ps *corev1.PodSpec, t string, n int32) (bool, error) {
 			}
 			changed, c.Command[f.rolesAt] = changed || v != c.Command[f.rolesAt], v
 		}
-		if f.mode == "watch" && f.roles != "" {
+		if f.mode == "watch" && f.container != "" && f.roles != "" {
 			ch, err := rescaleSidecar(ps, f, t, n)
 			if err != nil {
 				return false, err

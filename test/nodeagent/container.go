@@ -29,7 +29,7 @@ func (r *podRun) runOnce(c *ctr) (*corev1.ContainerStateTerminated, waitReason) 
 		return nil, waitReason{"ErrImagePull", fmt.Sprintf("nodeagent: no image %q in the agent's table", c.spec.Image)}
 	}
 	r.mu.Lock()
-	pod, kubeconfig, n := r.latest, r.kubeconfig, c.status.RestartCount
+	pod, kubeconfig, n := r.latest, r.kubeconfigs[c.spec.Name], c.status.RestartCount
 	r.mu.Unlock()
 	id := fmt.Sprintf("nodeagent://%s-%s-%d", r.pod.UID, c.spec.Name, n)
 	termLog := filepath.Join(r.dir, "termination", fmt.Sprintf("%s-%d", c.spec.Name, n))
@@ -83,7 +83,7 @@ func (r *podRun) runOnce(c *ctr) (*corev1.ContainerStateTerminated, waitReason) 
 
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	stopping, killNow := r.stopping, r.killNow
+	stopping, killNow := r.stopOf(c), r.killNow
 	sid := cmd.Process.Pid
 wait:
 	for {

@@ -17,6 +17,7 @@ import (
 	"github.com/tfgen/tfgen/pkg/supervise"
 	"github.com/tfgen/tfgen/pkg/supervise/board"
 	"github.com/tfgen/tfgen/pkg/supervise/podwatch"
+	"github.com/tfgen/tfgen/pkg/supervise/relay"
 	"github.com/tfgen/tfgen/pkg/supervise/report"
 	"github.com/tfgen/tfgen/pkg/supervise/teardown"
 )
@@ -33,8 +34,9 @@ type deps struct {
 	reporter supervise.Reporter
 	teardown supervise.Teardown
 	previous *record.Replica // the replica's record as its pod carries it
-	client   *kube.Client    // nil when standalone
+	client   *kube.Client    // nil when standalone or relayed
 	keeper   *supervise.Keeper
+	inPod    bool // supervising in a pod: the replica lingers when done
 }
 
 // podReadTimeout bounds the wait for the replica's own pod at start.
@@ -75,7 +77,7 @@ func connect(ctx context.Context, cfg *supervise.Config, stderr io.Writer) (*dep
 		return &record.ConfigMap{Client: client, Watcher: client, Namespace: cfg.Namespace, Name: cfg.Job, Logf: cfg.Logf}
 	}
 	reporters := report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, labels, cfg.Logf)}
-	d := &deps{store: store(), teardown: &teardown.Scaler{Client: client, Namespace: cfg.Namespace, Job: cfg.Job, Logf: cfg.Logf}, client: client}
+	d := &deps{store: store(), teardown: &teardown.Scaler{Client: client, Namespace: cfg.Namespace, Job: cfg.Job, Logf: cfg.Logf}, client: client, inPod: true}
 	if rec, ok := record.ReplicaFromAnnotations(pod.Annotations); ok {
 		d.previous = &rec
 	}
@@ -87,6 +89,22 @@ func connect(ctx context.Context, cfg *supervise.Config, stderr io.Writer) (*dep
 	}
 	d.reporter = reporters
 	return d, nil
+}
+
+// relayTimeout bounds the wait for the sidecar's socket at start (the
+// kubelet starts the sidecar first, but need not wait for it to listen).
+const relayTimeout = time.Minute
+
+// relayed wires the record and reporter through the sidecar at socket:
+// the training container's supervisor holds no API credentials.
+func relayed(ctx context.Context, cfg *supervise.Config, socket string, stderr io.Writer) (*deps, error) {
+	dctx, cancel := context.WithTimeout(ctx, relayTimeout)
+	defer cancel()
+	c, prev, err := relay.Dial(dctx, socket, cfg.Logf)
+	if err != nil {
+		return nil, err
+	}
+	return &deps{store: c, reporter: report.Multi{&report.Log{W: stderr, Replica: cfg.Self.String()}, c}, previous: prev, inPod: true}, nil
 }
 
 // ownPod reads the replica's pod, retrying errors but NotFound and
