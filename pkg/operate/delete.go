@@ -33,6 +33,7 @@ var jobKinds = []kind{
 	{"podgroup.scheduling.x-k8s.io", schema.GroupVersionResource{Group: "scheduling.x-k8s.io", Version: "v1alpha1", Resource: "podgroups"}},
 	{"rolebinding.rbac.authorization.k8s.io", schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}},
 	{"role.rbac.authorization.k8s.io", schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}},
+	{"secret", schema.GroupVersionResource{Version: "v1", Resource: "secrets"}}, // the job account's token, if any
 	{"serviceaccount", schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}},
 	{"configmap", schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}},
 }

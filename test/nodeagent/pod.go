@@ -33,7 +33,7 @@ type podRun struct {
 	statusRun chan struct{} // closed when the status writer has ended
 
 	mu          sync.Mutex
-	latest      *corev1.Pod // as last seen
+	latest      *corev1.Pod       // as last seen
 	kubeconfigs map[string]string // by container name; none: no credentials
 	sidecarStop chan struct{}     // closed once the main containers ended, in a stopping pod
 	sidecars    sync.WaitGroup
