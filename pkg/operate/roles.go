@@ -25,11 +25,11 @@ type supervisorFlags struct {
 }
 
 // parseSupervisor reads the tfsupervisor flags of command, or returns
-// false when command is no `tfsupervisor run|watch`. Only the flags before
+// false when command is no `tfsupervisor run|watch|hold`. Only the flags before
 // `--` are the supervisor's.
 func parseSupervisor(command []string) (supervisorFlags, bool) {
 	f := supervisorFlags{rolesAt: -1}
-	if len(command) < 2 || path.Base(command[0]) != "tfsupervisor" || (command[1] != "run" && command[1] != "watch") {
+	if len(command) < 2 || path.Base(command[0]) != "tfsupervisor" || (command[1] != "run" && command[1] != "watch" && command[1] != "hold") {
 		return f, false
 	}
 	f.mode = command[1]

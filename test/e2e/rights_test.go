@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -31,8 +32,8 @@ func TestTrainingContainerHoldsNoCredentials(t *testing.T) {
 		{kind: "Worker", n: 1, policy: "Never", sidecar: true},
 	}}, nil)
 	s := r.waitStatus("the job to end", (*record.Status).Ended)
-	if !s.IsTrue(record.JobSucceeded) || !s.HasSucceeded("worker", 0) {
-		t.Fatalf("the job did not succeed with worker-0: %s", r.statusJSON())
+	if !s.IsTrue(record.JobSucceeded) {
+		t.Fatalf("the job did not succeed: %s", r.statusJSON())
 	}
 	for replica, reps := range r.reports() {
 		for _, rep := range reps {
@@ -71,11 +72,13 @@ func TestUserServiceAccountKeepsItsRights(t *testing.T) {
 	}
 	before := c.rules(t, ns, "trainer")
 
-	spec := jobSpec{name: "usersa", replicas: []replica{
+	// The pods stay (cleanPodPolicy None), and with them the tokens bound
+	// to them, which the test asks the API server about.
+	spec := jobSpec{name: "usersa", runPolicy: object{"cleanPodPolicy": "None"}, replicas: []replica{
 		{kind: "Chief", n: 1, policy: "Never", args: []string{"--wait-for", "worker-0"}, template: object{"serviceAccountName": "trainer"}},
 		{kind: "Worker", n: 1, policy: "Never", sidecar: true, template: object{"serviceAccountName": "trainer"}},
 	}}
-	r := &run{t: t, c: c, spec: spec, ns: ns, dir: t.TempDir()}
+	r := &run{t: t, c: c, spec: spec, ns: ns, dir: t.TempDir(), began: time.Now()}
 	r.manifests = tfgen(t, spec.manifest(ns, r.dir), "render", "-f", "-")
 	r.apply()
 	s := r.waitStatus("the job to end", (*record.Status).Ended)

@@ -131,7 +131,13 @@ user's fields with toJson, tfgen's as literals.
 ,{"command":["/tfsupervisor","watch",{{ $flags }},"--container",{{ toJson $tc.name }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor",{{ $own }},"volumeMounts":[{{ $apiMounts }}]}
 {{- end -}}
 ],"initContainers":[{"command":["/tfsupervisor","install","/tfgen/bin"],"image":{{ $ctx.image }},"name":"tfgen-install",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/bin","name":"tfgen-bin"}]}
-{{- if not $sidecar -}}
+{{- /* Sidecar mode: the kubelet runs the image's entrypoint, so before it
+       does, tfgen-hold checks that the replica may train (a pod recreated
+       after the job ended waits here). Wrap mode: tfsupervisor's
+       API-facing half, a native sidecar relaying the wrapper's reports. */}}
+{{- if $sidecar -}}
+,{"command":["/tfsupervisor","hold",{{ $flags }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfgen-hold",{{ $own }},"volumeMounts":[{{ $apiMounts }}]}
+{{- else -}}
 ,{"command":["/tfsupervisor","watch",{{ $flags }},"--socket","{{ $socket }}"],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor","restartPolicy":"Always",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/run","name":"tfgen-run"},{{ $apiMounts }}]}
 {{- end }}
 {{- with get $ps "initContainers" }},{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end -}}

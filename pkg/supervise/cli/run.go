@@ -72,7 +72,7 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	if o.socket != "" {
 		d, err = relayed(ctx, cfg, o.socket, stderr)
 	} else {
-		d, err = connect(ctx, cfg, stderr)
+		d, err = connect(ctx, cfg, true, stderr)
 	}
 	if err != nil {
 		return err

@@ -72,7 +72,7 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	d, err := connect(ctx, cfg, stderr)
+	d, err := connect(ctx, cfg, true, stderr)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := connect(ctx, cfg, stderr)
+	d, err := connect(ctx, cfg, true, stderr)
 	if err != nil {
 		return err
 	}

@@ -43,9 +43,10 @@ type deps struct {
 const podReadTimeout = time.Minute
 
 // connect wires the record, reporter, teardown and, in the keeper's
-// replica, the keeper: through the API server when there is one, else in
-// memory and on stderr (with a keeper of this replica alone).
-func connect(ctx context.Context, cfg *supervise.Config, stderr io.Writer) (*deps, error) {
+// replica when keep is set, the keeper: through the API server when there
+// is one, else in memory and on stderr (with a keeper of this replica
+// alone).
+func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Writer) (*deps, error) {
 	log := &report.Log{W: stderr, Replica: cfg.Self.String()}
 	rc, err := kube.LoadConfig()
 	if err != nil {
@@ -81,7 +82,7 @@ func connect(ctx context.Context, cfg *supervise.Config, stderr io.Writer) (*dep
 	if rec, ok := record.ReplicaFromAnnotations(pod.Annotations); ok {
 		d.previous = &rec
 	}
-	if cfg.IsKeeper() {
+	if keep && cfg.IsKeeper() {
 		pods := podwatch.Start(ctx, client, cfg.Namespace, cfg.Job, cfg.Logf)
 		reporters = append(reporters, pods.Reporter(cfg.Pod))
 		events := report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, nil, cfg.Logf)}
