@@ -85,8 +85,14 @@ func TestUserServiceAccountKeepsItsRights(t *testing.T) {
 	if !s.IsTrue(record.JobSucceeded) {
 		t.Fatalf("the job did not succeed: %s", r.statusJSON())
 	}
-	if diff := cmp.Diff(before, c.rules(t, ns, "trainer")); diff != "" {
+	after := c.rules(t, ns, "trainer")
+	if diff := cmp.Diff(before, after); diff != "" {
 		t.Errorf("the user's account's rights changed with the job (-before +after):\n%s", diff)
+	}
+	for _, rule := range after {
+		if strings.HasPrefix(rule, "pods ") || rule == "*.* [] [] [*]" {
+			t.Errorf("the training container's identity may touch pods: %s", rule)
+		}
 	}
 	// The training processes hold the user's account (automounted, as the
 	// user left it), nothing else.
