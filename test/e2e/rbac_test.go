@@ -36,7 +36,7 @@ func TestServiceAccountRBAC(t *testing.T) {
 		{[]string{"watch", "configmaps/alpha"}, true},
 		{[]string{"patch", "configmaps/alpha"}, false},
 		{[]string{"patch", "statefulsets.apps/alpha-worker", "--subresource=scale"}, true},
-		{[]string{"get", "statefulsets.apps/alpha-worker"}, false},
+		{[]string{"get", "statefulsets.apps/alpha-worker"}, true}, // helm test reads them
 		{[]string{"patch", "statefulsets.apps/alpha-ps"}, false},
 		{[]string{"update", "statefulsets.apps/alpha-worker"}, false},
 		{[]string{"update", "statefulsets.apps/alpha-worker", "--subresource=scale"}, false},
@@ -119,6 +119,8 @@ func TestServiceAccountRBAC(t *testing.T) {
 		"configmaps [] [alpha] [get update watch]",
 		"events.events.k8s.io [] [] [create]",
 		"pods [] [] [get list watch patch]",
+		"statefulsets.apps [] [alpha-ps] [get]",
+		"statefulsets.apps [] [alpha-worker] [get]",
 		"statefulsets.apps/scale [] [alpha-ps] [patch]",
 		"statefulsets.apps/scale [] [alpha-worker] [patch]",
 	}

@@ -155,7 +155,7 @@ func (r *podRun) paths(c *corev1.Container, img Image, termLog string) pathMap {
 		m.files[c.TerminationMessagePath] = termLog
 	}
 	for _, vm := range c.VolumeMounts {
-		m.mounts = append(m.mounts, [2]string{filepath.Clean(vm.MountPath), filepath.Join(r.dir, "volumes", vm.Name, vm.SubPath)})
+		m.mounts = append(m.mounts, [2]string{filepath.Clean(vm.MountPath), filepath.Join(r.volDir, vm.Name, vm.SubPath)})
 	}
 	sort.Slice(m.mounts, func(i, j int) bool { return len(m.mounts[i][0]) > len(m.mounts[j][0]) })
 	return m

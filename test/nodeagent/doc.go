@@ -35,8 +35,10 @@
 //     without its tag) to an Image: its entrypoint and cmd, and files (paths
 //     inside the image, such as /tfsupervisor, mapped to local files). A
 //     container whose image is not in the table stays Waiting (ErrImagePull).
-//   - Volumes are directories, one per volume of the pod, under the pod's
-//     directory (emptyDir and every other kind alike, all empty at first).
+//   - Volumes are directories, one per volume of the pod, under a short
+//     directory of the pod's in the system's temporary directory, so that a
+//     Unix socket in one has a path short enough (emptyDir and every other
+//     kind alike, all empty at first).
 //   - Paths: a command, argument or env value that is a container path
 //     under a volumeMount (or the mount path itself) is rewritten to the
 //     volume's directory; one that names a file of the image is rewritten to

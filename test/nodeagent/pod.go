@@ -21,7 +21,8 @@ const NodeIP = "127.0.0.1"
 type podRun struct {
 	a      *Agent
 	pod    *corev1.Pod // as first seen: the spec cannot change
-	dir    string      // volumes, termination messages, kubeconfig
+	dir    string      // termination messages, kubeconfigs
+	volDir string      // volumes, short enough for a Unix socket's path in them
 	logDir string
 	ip     string // the pod's IP, which nothing listens on
 
@@ -56,6 +57,7 @@ type ctr struct {
 func newPodRun(a *Agent, p *corev1.Pod) *podRun {
 	r := &podRun{a: a, pod: p.DeepCopy(), latest: p.DeepCopy(),
 		dir: filepath.Join(a.cfg.Dir, "pods", string(p.UID)), ip: a.podIP(),
+		volDir:   filepath.Join(os.TempDir(), "nav-"+string(p.UID)),
 		logDir:   filepath.Join(a.LogDir(), p.Namespace, p.Name),
 		stopping: make(chan struct{}), sidecarStop: make(chan struct{}), killNow: make(chan struct{}), dirty: make(chan struct{}, 1), statusRun: make(chan struct{}),
 		startTime: metav1.Now()}
@@ -132,6 +134,7 @@ func (r *podRun) run() {
 		close(done)
 		<-r.statusRun
 		_ = os.RemoveAll(r.dir)
+		_ = os.RemoveAll(r.volDir)
 		r.mu.Lock()
 		gone := r.isGone
 		r.mu.Unlock()
@@ -195,7 +198,7 @@ func (r *podRun) stopOf(c *ctr) <-chan struct{} {
 // prepare makes the pod's directories and its containers' kubeconfigs.
 func (r *podRun) prepare() error {
 	for _, v := range r.pod.Spec.Volumes {
-		if err := os.MkdirAll(filepath.Join(r.dir, "volumes", v.Name), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(r.volDir, v.Name), 0o755); err != nil {
 			return err
 		}
 	}
