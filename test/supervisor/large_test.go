@@ -215,7 +215,9 @@ func (l *large) counts() apiCounts {
 			c.writes += v
 			c.by[label(labels, "resource")+"/"+label(labels, "subresource")+" "+label(labels, "verb")+" "+label(labels, "code")] += v
 		}
-		if strings.Contains(labels, `code="409"`) {
+		// An Event's 409 is AlreadyExists: a create retried after a timeout
+		// that had landed, not a conflict.
+		if strings.Contains(labels, `code="409"`) && label(labels, "resource") != "events" {
 			c.conflicts += v
 		}
 	}
