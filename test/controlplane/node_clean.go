@@ -48,11 +48,13 @@ func cleanNode() {
 	// sockets, libcni's cache of results (per network name), the kubelet's
 	// device-plugin socket. The directories go only if nothing else is in
 	// them.
-	if results, _ := filepath.Glob("/var/lib/cni/results/tfgen-*"); results != nil {
+	for _, pattern := range []string{"/var/lib/cni/results/tfgen-*", "/var/lib/cni/results/cni-loopback-*"} {
+		results, _ := filepath.Glob(pattern)
 		for _, r := range results {
 			_ = os.Remove(r)
 		}
 	}
+	removeStaleSockets("/run/containerd/s")
 	_ = os.Remove("/var/lib/kubelet/device-plugins/kubelet.sock")
 	for _, d := range []string{"/var/log/containers", "/var/lib/cni/results", "/var/lib/cni",
 		"/var/lib/kubelet/device-plugins", "/var/lib/kubelet", "/run/containerd/s", "/run/containerd"} {
@@ -275,4 +277,27 @@ func unquote(f []string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// removeStaleSockets removes the sockets in dir that no process listens
+// on (shims killed with the node leave theirs).
+func removeStaleSockets(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	bound := map[string]bool{}
+	if b, err := os.ReadFile("/proc/net/unix"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) == 8 {
+				bound[f[7]] = true
+			}
+		}
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if e.Type()&os.ModeSocket != 0 && !bound[p] {
+			_ = os.Remove(p)
+		}
+	}
 }

@@ -139,4 +139,3 @@ func poll(t testing.TB, what string, cond func(ctx context.Context) (bool, strin
 		t.Fatalf("waiting for %s: %v; last seen: %s", what, err, last)
 	}
 }
-

@@ -353,3 +353,27 @@ func reportDir(t *testing.T) string {
 	}
 	return dir
 }
+
+// waitRecord waits until pod's replica record satisfies cond.
+func (r *run) waitRecord(pod string, cond func(record.Replica) bool) {
+	r.t.Helper()
+	poll(r.t, pod+"'s record", func(ctx context.Context) (bool, string, error) {
+		p, err := r.c.cp.Client().CoreV1().Pods(r.ns).Get(ctx, pod, getOpts)
+		if err != nil {
+			return false, "", err
+		}
+		rec, _ := record.ReplicaFromAnnotations(p.Annotations)
+		return cond(rec), fmt.Sprintf("%+v", rec), nil
+	})
+}
+
+// waitReport waits until the workload of pod (J-TYPE-INDEX) has reported
+// its current run: it is past its checks and in its exit plan.
+func (r *run) waitReport(pod string) {
+	r.t.Helper()
+	replica := strings.TrimPrefix(pod, r.spec.name+"-")
+	poll(r.t, replica+"'s report", func(context.Context) (bool, string, error) {
+		n := len(r.reports()[replica])
+		return n > 0, fmt.Sprintf("%d reports", n), nil
+	})
+}
