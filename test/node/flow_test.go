@@ -28,8 +28,9 @@ func TestWrapJobSucceeds(t *testing.T) {
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--connect", "--wait-for", "ps-0,worker-0,worker-1"}},
 			{kind: "PS", n: 1, policy: "Always", args: []string{"--connect"}},
-			// Each stays until the chief has connected to it.
-			{kind: "Worker", n: 2, policy: "OnFailure", args: []string{"--connect", "--wait-for", "chief-0"}},
+			// Each reports once it has connected to every other, and stays
+			// (listening) until every other has reported.
+			{kind: "Worker", n: 2, policy: "OnFailure", args: []string{"--connect", "--wait-for", "chief-0,worker-0,worker-1"}},
 		}}, nil)
 	watched := make(chan string, 1)
 	go func() {
