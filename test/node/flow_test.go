@@ -53,11 +53,18 @@ func TestWrapJobSucceeds(t *testing.T) {
 		t.Errorf("tfgen status --watch printed:\n%s\nwant it to end with the job Succeeded, exit 0", out)
 	}
 	// After the teardown nothing is left running (the stale status of
-	// issue 14's defect 2).
+	// issue 14's defect 2). A worker may be stopped by the teardown while
+	// it waits for the chief's report, or have exited 0 just before.
 	v := r.view()
+	got := v.replicaStates()
+	for _, w := range []string{"worker-0", "worker-1"} {
+		if got[w] == "Stopped" {
+			got[w] = "Succeeded"
+		}
+	}
 	want := map[string]string{"chief-0": "Succeeded", "ps-0": "Stopped", "worker-0": "Succeeded", "worker-1": "Succeeded"}
-	if diff := cmp.Diff(want, v.replicaStates()); diff != "" || v.active() != 0 {
-		t.Errorf("tfgen status after the teardown: active %d, replicas (-want +got):\n%s", v.active(), diff)
+	if diff := cmp.Diff(want, got); diff != "" || v.active() != 0 {
+		t.Errorf("tfgen status after the teardown: active %d, replicas (-want +got, a worker's Stopped shown as Succeeded):\n%s", v.active(), diff)
 	}
 }
 
