@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -113,56 +112,6 @@ func TestSidecarJobSucceeds(t *testing.T) {
 	}
 }
 
-// TestPermanentFailure: the chief exits 1, permanent under ExitCode: the
-// job fails at once, the worker is stopped (cleanPodPolicy Running) and
-// shown Stopped, the chief Failed with its exit code.
-func TestPermanentFailure(t *testing.T) {
-	t.Parallel()
-	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "perm", runPolicy: object{"cleanPodPolicy": "Running"}, exits: []string{"chief=1", "worker=block"},
-		replicas: []replica{
-			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
-			{kind: "Worker", n: 1, policy: "OnFailure"},
-		}}, nil)
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
-	if !s.IsTrue(record.JobFailed) || s.Restarts != 0 {
-		t.Fatalf("status %s: want Failed without restarts", r.statusJSON())
-	}
-	r.waitReplicas(map[string]int32{"chief": 1, "worker": 0})
-	r.waitPods("perm-chief-0")
-	v := r.view()
-	if diff := cmp.Diff(map[string]string{"chief-0": "Failed 1", "worker-0": "Stopped"}, v.replicaStates()); diff != "" || v.active() != 0 {
-		t.Errorf("tfgen status: active %d, replicas (-want +got):\n%s", v.active(), diff)
-	}
-	p, err := c.cp.Client().CoreV1().Pods(r.ns).Get(t.Context(), "perm-chief-0", getOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := containerStatus(p, "tensorflow"); st.RestartCount != 0 {
-		t.Errorf("chief-0's training container restarted %d times by the kubelet, want 0", st.RestartCount)
-	}
-}
-
-// TestBackoffLimit: the chief is killed (137, retryable) on every run;
-// it is restarted until the backoffLimit of 2 is spent, then the job fails.
-func TestBackoffLimit(t *testing.T) {
-	t.Parallel()
-	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "retry", runPolicy: object{"backoffLimit": 2}, exits: []string{"chief=137", "worker=block"},
-		replicas: []replica{
-			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
-			{kind: "Worker", n: 1, policy: "OnFailure"},
-		}}, nil)
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
-	if c := s.Condition(record.JobFailed); c == nil || c.Status != record.ConditionTrue || c.Reason != "BackoffLimitExceeded" || s.Restarts != 2 {
-		t.Fatalf("status %s: want Failed by BackoffLimitExceeded after 2 restarts", r.statusJSON())
-	}
-	r.waitReplicas(map[string]int32{"chief": 1, "worker": 0})
-	if diff := cmp.Diff(map[string]int{"chief-0": 3, "worker-0": 1}, r.runs()); diff != "" {
-		t.Errorf("runs per replica (-want +got):\n%s", diff)
-	}
-}
-
 // TestRacingExits: the chief and worker 0 wait for each other, then both
 // exit 1 at once (permanent). Whichever the job's failure names, both
 // replicas are recorded Failed with their exit code, neither as Stopped
@@ -227,13 +176,4 @@ func TestPodDeletionRestartsReplica(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"worker-0": 2, "worker-1": 2}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
-}
-
-func containerStatus(p *corev1.Pod, name string) corev1.ContainerStatus {
-	for _, s := range p.Status.ContainerStatuses {
-		if s.Name == name {
-			return s
-		}
-	}
-	return corev1.ContainerStatus{}
 }

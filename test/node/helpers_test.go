@@ -3,7 +3,9 @@ package node
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/tfgen/tfgen/test/controlplane"
 )
@@ -137,5 +140,34 @@ func poll(t testing.TB, what string, cond func(ctx context.Context) (bool, strin
 	})
 	if err != nil {
 		t.Fatalf("waiting for %s: %v; last seen: %s", what, err, last)
+	}
+}
+
+// decodeObjects reads a YAML stream or a JSON document (a v1 List is
+// flattened into its items); documents that are not objects (no kind)
+// make ok false.
+func decodeObjects(data []byte) (objs []object, ok bool, err error) {
+	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		var o object
+		if err := d.Decode(&o); errors.Is(err, io.EOF) {
+			return objs, true, nil
+		} else if err != nil {
+			return nil, false, err
+		}
+		if o == nil {
+			continue
+		}
+		if o["kind"] == nil || o["apiVersion"] == nil {
+			return nil, false, nil
+		}
+		if o["kind"] == "List" {
+			items, _ := o["items"].([]any)
+			for _, it := range items {
+				objs = append(objs, it.(object))
+			}
+			continue
+		}
+		objs = append(objs, o)
 	}
 }

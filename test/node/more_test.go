@@ -58,6 +58,18 @@ func TestRestrictedPodSecurity(t *testing.T) {
 			if out, code := r.cli("logs", r.spec.name); code != 0 || !strings.Contains(out, `"ok":true`) {
 				t.Errorf("tfgen logs (exit %d):\n%s\nwant the workload's report of a right environment", code, out)
 			}
+			// Without the user's securityContext the same job breaks the
+			// standard: the API server says so, naming the user's
+			// container, never tfgen's.
+			plain := jobSpec{name: "plain", noReports: true, replicas: []replica{{kind: "Worker", n: 1, policy: "OnFailure", sidecar: sidecar}}}
+			manifests := tfgen(t, plain.manifest(r.ns, r.dir), "render", "--supervisor-image", supervisorImage, "-f", "-")
+			res := c.mustKubectl(t, manifests, "apply", "--dry-run=server", "-n", r.ns, "-f", "-")
+			if !strings.Contains(res.stderr, `would violate PodSecurity "restricted:latest"`) || !strings.Contains(res.stderr, `"tensorflow"`) {
+				t.Errorf("a job without securityContext: kubectl apply --dry-run=server warns\n%s\nwant a PodSecurity violation by container \"tensorflow\"", res.stderr)
+			}
+			if strings.Contains(res.stderr, `"tfgen-install"`) || strings.Contains(res.stderr, `"tfsupervisor"`) {
+				t.Errorf("tfgen's containers break the restricted standard:\n%s", res.stderr)
+			}
 		})
 	}
 }
