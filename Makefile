@@ -49,8 +49,11 @@ fuzz: ## Short fuzz runs over decoding, rendering, flag values, the -o writer an
 	$(GO) test -run='^$$' -fuzz=FuzzDirWriter -fuzztime=1000x -fuzzminimizetime=100x ./pkg/output/
 	$(GO) test -run='^$$' -fuzz=FuzzRolesRoundTrip -fuzztime=20000x -fuzzminimizetime=100x ./pkg/cluster/
 
-e2e: build tools tf
-	TFGEN_BIN=$(BIN) TFGEN_TF_VENV=$(TF_VENV) TFGEN_MXNET_VENV=$(MXNET_VENV) $(GO) test -count=1 -timeout 40m ./test/...
+# test/node runs the jobs on a real kubelet (root, one per machine) with
+# the tfsupervisor image `make image` built, imported into containerd.
+e2e: build tools tf image
+	TFGEN_BIN=$(BIN) TFGEN_TF_VENV=$(TF_VENV) TFGEN_MXNET_VENV=$(MXNET_VENV) TFGEN_IMAGE_TAR=$(IMAGE_DIR).tar \
+		$(GO) test -count=1 -timeout 40m ./test/...
 
 test: lint unit fuzz e2e image-test ## Everything CI runs.
 

@@ -24,6 +24,15 @@ type NodeOptions struct {
 	// kubelet starts; pods use them with imagePullPolicy Never or
 	// IfNotPresent (there is no registry).
 	Images []Image
+	// Archives are image archives (OCI or docker-archive tars, such as
+	// `make image`'s) imported as they are.
+	Archives []Archive
+}
+
+// Archive is an image archive to import. An OCI archive's images are
+// named BaseName:REF, REF being each one's org.opencontainers.image.ref.name.
+type Archive struct {
+	Path, BaseName string
 }
 
 // The node's fixed names and addresses. They are this harness's own, so

@@ -36,8 +36,8 @@ type Image struct {
 // pauseImage is the node's sandbox image, built from ./pause.
 const pauseImage = "tfgen.test/pause:1"
 
-// importImages builds the pause image and opts.Images into dir and
-// imports them into containerd.
+// importImages imports opts.Archives, and builds the pause image and
+// opts.Images into dir and imports them, into containerd.
 func (n *node) importImages(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -49,6 +49,11 @@ func (n *node) importImages(ctx context.Context, dir string) error {
 		return fmt.Errorf("build the pause image: %w\n%s", err, out)
 	}
 	images := append([]Image{{Ref: pauseImage, Files: map[string]string{"/pause": pause}, Entrypoint: []string{"/pause"}}}, n.opts.Images...)
+	for _, a := range n.opts.Archives {
+		if _, err := n.ctr(ctx, "images", "import", "--base-name", a.BaseName, a.Path); err != nil {
+			return fmt.Errorf("import image archive %s: %w", a.Path, err)
+		}
+	}
 	for i, img := range images {
 		path := filepath.Join(dir, fmt.Sprintf("image-%d.tar", i))
 		if err := writeDockerArchive(path, img); err != nil {

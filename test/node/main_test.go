@@ -1,6 +1,8 @@
 package node
 
 import (
+	"archive/tar"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,14 +13,22 @@ import (
 	"github.com/tfgen/tfgen/test/controlplane"
 )
 
-// The images the node gets. The supervisor image has the shape of
-// hack/image's (spec.go there): /tfsupervisor owned by 65532, mode 0555,
-// installing itself into /tfgen/bin.
+// The images the node gets besides the supervisor's.
 const (
-	supervisorImage = "tfgen.test/tfsupervisor:1"
-	workloadImage   = "tfgen.test/workload:1"
-	workloadPath    = "/workload"
+	workloadImage = "tfgen.test/workload:1"
+	workloadPath  = "/workload"
 )
+
+// supervisorImage is the tfsupervisor image the jobs are rendered with:
+// `make image`'s OCI archive, $TFGEN_IMAGE_TAR (make e2e), imported as
+// ghcr.io/tfgen/tfsupervisor:VERSION; without it (a focused run), an image
+// built here from the tfsupervisor binary with the shape hack/image gives
+// its own (spec.go there): /tfsupervisor owned by 65532, mode 0555,
+// installing itself into /tfgen/bin.
+var supervisorImage = "tfgen.test/tfsupervisor:1"
+
+// supervisorRepo is the repository `make image`'s archive is imported as.
+const supervisorRepo = "ghcr.io/tfgen/tfsupervisor"
 
 // bins are the binaries under test.
 var bins struct{ tfgen, tfsupervisor, workload, kubectl string }
@@ -49,11 +59,56 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "node:", err)
 		return 1
 	}
-	return controlplane.Main(m, controlplane.Options{Node: &controlplane.NodeOptions{Images: []controlplane.Image{
-		{Ref: supervisorImage, Files: map[string]string{"/tfsupervisor": bins.tfsupervisor}, UID: 65532, GID: 65532,
-			User: "65532:65532", Entrypoint: []string{"/tfsupervisor", "install", "/tfgen/bin"}},
+	node := &controlplane.NodeOptions{Images: []controlplane.Image{
 		{Ref: workloadImage, Files: map[string]string{workloadPath: bins.workload}, Entrypoint: []string{workloadPath}},
-	}}})
+	}}
+	if tar := os.Getenv("TFGEN_IMAGE_TAR"); tar != "" {
+		ref, err := archiveRef(tar)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "node: TFGEN_IMAGE_TAR:", err)
+			return 1
+		}
+		supervisorImage = supervisorRepo + ":" + ref
+		node.Archives = append(node.Archives, controlplane.Archive{Path: tar, BaseName: supervisorRepo})
+	} else {
+		node.Images = append(node.Images, controlplane.Image{Ref: supervisorImage,
+			Files: map[string]string{"/tfsupervisor": bins.tfsupervisor}, UID: 65532, GID: 65532,
+			User: "65532:65532", Entrypoint: []string{"/tfsupervisor", "install", "/tfgen/bin"}})
+	}
+	fmt.Printf("node: tfsupervisor image %s\n", supervisorImage)
+	return controlplane.Main(m, controlplane.Options{Node: node})
+}
+
+// archiveRef reads the ref name (the version) of the image in an OCI
+// archive: index.json's org.opencontainers.image.ref.name.
+func archiveRef(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	tr := tar.NewReader(f)
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			return "", fmt.Errorf("%s: no index.json: %w", path, err)
+		}
+		if hdr.Name != "index.json" {
+			continue
+		}
+		var idx struct {
+			Manifests []struct {
+				Annotations map[string]string `json:"annotations"`
+			} `json:"manifests"`
+		}
+		if err := json.NewDecoder(tr).Decode(&idx); err != nil {
+			return "", fmt.Errorf("%s: index.json: %w", path, err)
+		}
+		if len(idx.Manifests) != 1 || idx.Manifests[0].Annotations["org.opencontainers.image.ref.name"] == "" {
+			return "", fmt.Errorf("%s: want one image with a ref name in index.json", path)
+		}
+		return idx.Manifests[0].Annotations["org.opencontainers.image.ref.name"], nil
+	}
 }
 
 // findBinaries takes tfgen and tfsupervisor from $TFGEN_BIN when both are
