@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,8 +28,12 @@ type cluster struct{ cp *controlplane.ControlPlane }
 // getCluster returns the package's cluster, starting it on first use.
 func getCluster(t testing.TB) *cluster {
 	t.Helper()
-	return &cluster{cp: controlplane.Shared(t)}
+	cp := controlplane.Shared(t)
+	startLog.Do(func() { t.Logf("control plane and node started in %v", cp.StartTime().Round(time.Millisecond)) })
+	return &cluster{cp: cp}
 }
+
+var startLog sync.Once
 
 // podLogs is every container's log (the current and the previous run) of
 // every pod in namespace ns, as kubectl logs gives it, and the pods' status.
