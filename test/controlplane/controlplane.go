@@ -93,7 +93,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		}
 		// Before the start's timeout: another package's node may be up
 		// for minutes.
-		if nodeLock, err = lockNode(ctx); err != nil {
+		if nodeLock, err = lockNode(); err != nil {
 			return nil, err
 		}
 	}

@@ -142,26 +142,18 @@ func prepareNode(opts NodeOptions, lock *os.File) (_ *node, err error) {
 	return n, nil
 }
 
-// lockNode takes the machine-wide node lock, waiting (until ctx ends) for
-// another test package's node to be torn down.
-func lockNode(ctx context.Context) (*os.File, error) {
+// lockNode takes the machine-wide node lock, waiting for another test
+// package's node to be torn down (go test's -timeout bounds the wait).
+func lockNode() (*os.File, error) {
 	f, err := os.OpenFile(nodeLock, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	done := make(chan error, 1)
-	go func() { done <- syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("controlplane: node lock %s: %w", nodeLock, err)
-		}
-		return f, nil
-	case <-ctx.Done():
-		f.Close() // unblocks nothing, but the goroutine's flock dies with f
-		return nil, fmt.Errorf("controlplane: waiting for the node lock %s (another package's node): %w", nodeLock, ctx.Err())
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("controlplane: node lock %s: %w", nodeLock, err)
 	}
+	return f, nil
 }
 
 // startNode starts containerd, imports the images, adds the DNAT rule for
@@ -343,6 +335,9 @@ func (cp *ControlPlane) startCoreDNS(ctx context.Context, bin string) error {
 // stopNode deletes every pod, so that the kubelet stops their containers
 // as it does, before the processes stop.
 func (cp *ControlPlane) stopNode() {
+	if cp.client == nil { // the API server never started
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	nss, err := cp.client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
