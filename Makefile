@@ -18,7 +18,7 @@ build: ## Build tfgen, kubectl-tfjob and the static tfsupervisor into bin/.
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-tfjob ./cmd/kubectl-tfjob
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/tfsupervisor ./cmd/tfsupervisor
 
-tools: ## Install the control plane, etcd and helm into bin/ (pinned, cached).
+tools: ## Install the control plane, etcd, helm, the kubelet and CoreDNS into bin/, and the node's containerd, runc, CNI plugins and iptables with apt-get (pinned, cached).
 	@hack/tools/install.sh $(BIN)
 
 # Virtualenvs with TensorFlow and MXNet (make tf), git-ignored. The tests
@@ -49,8 +49,11 @@ fuzz: ## Short fuzz runs over decoding, rendering, flag values, the -o writer an
 	$(GO) test -run='^$$' -fuzz=FuzzDirWriter -fuzztime=1000x -fuzzminimizetime=100x ./pkg/output/
 	$(GO) test -run='^$$' -fuzz=FuzzRolesRoundTrip -fuzztime=20000x -fuzzminimizetime=100x ./pkg/cluster/
 
-e2e: build tools tf
-	TFGEN_BIN=$(BIN) TFGEN_TF_VENV=$(TF_VENV) TFGEN_MXNET_VENV=$(MXNET_VENV) $(GO) test -count=1 -timeout 40m ./test/...
+# test/node runs the jobs on a real kubelet (root, one per machine) with
+# the tfsupervisor image `make image` built, imported into containerd.
+e2e: build tools tf image
+	TFGEN_BIN=$(BIN) TFGEN_TF_VENV=$(TF_VENV) TFGEN_MXNET_VENV=$(MXNET_VENV) TFGEN_IMAGE_TAR=$(IMAGE_DIR).tar \
+		$(GO) test -count=1 -timeout 40m ./test/...
 
 test: lint unit fuzz e2e image-test ## Everything CI runs.
 

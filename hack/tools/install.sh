@@ -4,8 +4,14 @@
 #   kube-apiserver, kube-controller-manager, kube-scheduler  (hack/tools/kube)
 #   etcd                                                     (hack/tools/etcd)
 #   helm                                                     (hack/tools/helm)
+#   kubelet                                                  (hack/tools/node)
+#   coredns                                                  (hack/tools/coredns)
 #
-# Everything is built from the Go module proxy, each from its own throwaway
+# and, for the test cluster's node (test/cluster), containerd, runc, the CNI
+# plugins and iptables from Debian packages (apt-get, only when missing; a
+# non-Debian machine must provide them itself).
+#
+# Everything else is built from the Go module proxy, each from its own throwaway
 # module (committed go.mod/go.sum), so the root go.mod is never touched. A
 # stamp file per tool in BIN_DIR records what was built; when it matches and
 # the binaries are there, nothing is done. The Kubernetes build takes about
@@ -17,6 +23,9 @@ set -euo pipefail
 KUBE_VERSION=v1.37.1 # v1.37.2 source is not served by the module proxy (403).
 ETCD_VERSION=v3.7.3
 HELM_VERSION=v4.3.1
+COREDNS_VERSION=v1.15.0
+# Debian packages of the node: Debian 12 has containerd 1.6.20 and runc 1.1.5.
+NODE_PACKAGES=(containerd runc containernetworking-plugins iptables)
 
 [[ $# -eq 1 ]] || { echo "usage: $0 BIN_DIR" >&2; exit 2; }
 mkdir -p "$1"
@@ -86,6 +95,27 @@ pinned() {
 pinned kube "k8s.io/kubernetes $KUBE_VERSION" "run hack/tools/kube/gen.sh $KUBE_VERSION"
 pinned etcd "go.etcd.io/etcd/server/v3 $ETCD_VERSION" "update it"
 pinned helm "helm.sh/helm/v4 $HELM_VERSION" "update it"
+pinned node "k8s.io/kubernetes $KUBE_VERSION" "run hack/tools/kube/gen.sh $KUBE_VERSION"
+pinned coredns "github.com/coredns/coredns $COREDNS_VERSION" "update it"
+
+# node_packages: installs the missing NODE_PACKAGES with apt-get.
+node_packages() {
+	local missing=() p
+	for p in "${NODE_PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	if [[ ${#missing[@]} -eq 0 ]]; then
+		log "${NODE_PACKAGES[*]}: installed"
+		return
+	fi
+	command -v apt-get >/dev/null || { log "install ${missing[*]} (containerd, runc, CNI plugins, iptables): no apt-get here"; exit 1; }
+	log "installing ${missing[*]} with apt-get ..."
+	local sudo=()
+	[[ $(id -u) -eq 0 ]] || sudo=(sudo)
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2 ||
+		{ "${sudo[@]}" apt-get update >&2 && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2; }
+}
+node_packages
 
 build kube "$KUBE_VERSION" "$kube_ldflags" \
 	k8s.io/kubernetes/cmd/kube-apiserver \
@@ -94,3 +124,5 @@ build kube "$KUBE_VERSION" "$kube_ldflags" \
 build etcd "$ETCD_VERSION" "-s -w" github.com/tfgen/tfgen/hack/tools/etcd
 build helm "$HELM_VERSION" "-s -w -X helm.sh/helm/v4/internal/version.version=$HELM_VERSION" \
 	helm.sh/helm/v4/cmd/helm
+build node "$KUBE_VERSION" "$kube_ldflags" k8s.io/kubernetes/cmd/kubelet
+build coredns "$COREDNS_VERSION" "-s -w" github.com/tfgen/tfgen/hack/tools/coredns

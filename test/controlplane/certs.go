@@ -26,12 +26,13 @@ type pki struct {
 	saKey         string // service-account signing key (private)
 	saPub         string // its public half, for verifying tokens
 	adminToken    string
+	nodeToken     string // the kubelet's, as system:node:NodeName
 	tokenAuthFile string
 }
 
 // newPKI generates a CA, an API server serving certificate for loopback and
 // the in-cluster names, a service-account signing key and an admin token.
-func newPKI(dir string, serviceIP net.IP) (*pki, error) {
+func newPKI(dir string, ips []net.IP) (*pki, error) {
 	p := &pki{
 		caFile:        filepath.Join(dir, "ca.crt"),
 		servingCert:   filepath.Join(dir, "apiserver.crt"),
@@ -75,7 +76,7 @@ func newPKI(dir string, serviceIP net.IP) (*pki, error) {
 		NotAfter:     now.Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, serviceIP},
+		IPAddresses:  append([]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, ips...),
 		DNSNames: []string{"localhost", "kubernetes", "kubernetes.default",
 			"kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
 	}
@@ -90,6 +91,7 @@ func newPKI(dir string, serviceIP net.IP) (*pki, error) {
 		return nil, err
 	}
 	p.adminToken = rand.Text()
+	p.nodeToken = rand.Text()
 
 	files := []struct {
 		path string
@@ -101,7 +103,8 @@ func newPKI(dir string, serviceIP net.IP) (*pki, error) {
 		{p.saKey, func() ([]byte, error) { return privatePEM(saKey) }},
 		{p.saPub, func() ([]byte, error) { return publicPEM(saKey.Public()) }},
 		{p.tokenAuthFile, func() ([]byte, error) {
-			return fmt.Appendf(nil, "%s,%s,%s,\"system:masters\"\n", p.adminToken, adminUser, adminUser), nil
+			return fmt.Appendf(nil, "%s,%s,%s,\"system:masters\"\n%s,%s,%s,\"system:nodes\"\n",
+				p.adminToken, adminUser, adminUser, p.nodeToken, nodeUser, nodeUser), nil
 		}},
 	}
 	for _, f := range files {
@@ -116,7 +119,10 @@ func newPKI(dir string, serviceIP net.IP) (*pki, error) {
 	return p, nil
 }
 
-const adminUser = "tfgen-test-admin"
+const (
+	adminUser = "tfgen-test-admin"
+	nodeUser  = "system:node:" + NodeName
+)
 
 func pemBlock(typ string, der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -30,8 +31,12 @@ type Options struct {
 	BinDir string
 	// ExtraAPIServerFlags are appended to kube-apiserver's flags.
 	ExtraAPIServerFlags []string
-	// StartTimeout bounds the whole start; default 2 minutes.
+	// StartTimeout bounds the whole start; default 2 minutes (4 with Node).
 	StartTimeout time.Duration
+	// Node also runs a real node on this machine (see node.go): containerd,
+	// the kubelet and CoreDNS, with ControllerManager and Scheduler. Only
+	// one node runs per machine at a time; Start waits for its turn.
+	Node *NodeOptions
 }
 
 // ServiceCIDR is the cluster's Service IP range.
@@ -47,6 +52,8 @@ type ControlPlane struct {
 	pki        *pki
 	procs      []*process // in start order
 	startTime  time.Duration
+	apiPort    int
+	node       *node // nil without Options.Node
 }
 
 // Start starts etcd and kube-apiserver, and the controller-manager and
@@ -60,6 +67,10 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		}
 	}
 	wanted := []string{"etcd", "kube-apiserver"}
+	if opts.Node != nil {
+		opts.ControllerManager, opts.Scheduler = true, true
+		wanted = append(wanted, nodeBinaries...)
+	}
 	if opts.ControllerManager {
 		wanted = append(wanted, "kube-controller-manager")
 	}
@@ -75,9 +86,23 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if len(missing) > 0 {
 		return nil, missingBinary(bin, strings.Join(missing, ", "))
 	}
+	var nodeLock *os.File
+	if opts.Node != nil {
+		if os.Geteuid() != 0 {
+			return nil, errors.New("controlplane: node: the kubelet and containerd need root")
+		}
+		// Before the start's timeout: another package's node may be up
+		// for minutes.
+		if nodeLock, err = lockNode(); err != nil {
+			return nil, err
+		}
+	}
 	timeout := opts.StartTimeout
 	if timeout == 0 {
 		timeout = 2 * time.Minute
+		if opts.Node != nil {
+			timeout = 4 * time.Minute
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -85,9 +110,21 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 
 	dir, err := os.MkdirTemp("", "tfgen-controlplane-")
 	if err != nil {
+		if nodeLock != nil {
+			nodeLock.Close()
+		}
 		return nil, err
 	}
 	cp := &ControlPlane{dir: dir}
+	if opts.Node != nil {
+		// Before anything listens: the node's bridge carries the address
+		// the API server is reached at from pods.
+		if cp.node, err = prepareNode(*opts.Node, nodeLock); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+		opts.ExtraAPIServerFlags = append(nodeAPIServerFlags(), opts.ExtraAPIServerFlags...)
+	}
 	defer func() {
 		if err != nil {
 			cp.Stop()
@@ -96,7 +133,11 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	_, svcNet, _ := net.ParseCIDR(ServiceCIDR)
 	serviceIP := append(net.IP(nil), svcNet.IP.To4()...)
 	serviceIP[3]++
-	if cp.pki, err = newPKI(dir, serviceIP); err != nil {
+	var extraIPs []net.IP
+	if cp.node != nil {
+		extraIPs = append(extraIPs, NodeIP)
+	}
+	if cp.pki, err = newPKI(dir, append(extraIPs, serviceIP)); err != nil {
 		return nil, err
 	}
 	// Each port is chosen just before its process binds it: a port chosen
@@ -146,6 +187,11 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 			return nil, err
 		}
 	}
+	if cp.node != nil {
+		if err := cp.startNode(ctx, bin); err != nil {
+			return nil, err
+		}
+	}
 	cp.startTime = time.Since(began)
 	return cp, nil
 }
@@ -190,9 +236,14 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, bin string, etcdPort
 	if err != nil {
 		return err
 	}
+	bind := "127.0.0.1"
+	if cp.node != nil {
+		bind = "0.0.0.0" // pods reach it on the node's bridge (NodeIP)
+	}
+	cp.apiPort = port
 	args := []string{
 		"--advertise-address=127.0.0.1",
-		"--bind-address=127.0.0.1",
+		"--bind-address=" + bind,
 		"--secure-port=" + strconv.Itoa(port),
 		"--etcd-servers=" + fmt.Sprintf("http://127.0.0.1:%d", etcdPort),
 		"--cert-dir=" + cp.dir,
@@ -340,8 +391,14 @@ func (cp *ControlPlane) Logs(n int) string {
 // Stop stops the processes in reverse start order and removes the directory,
 // unless $TFGEN_KEEP_CONTROLPLANE is set. It is safe to call more than once.
 func (cp *ControlPlane) Stop() {
+	if cp.node != nil {
+		cp.stopNode()
+	}
 	for i := len(cp.procs) - 1; i >= 0; i-- {
 		cp.procs[i].stop(10 * time.Second)
+	}
+	if cp.node != nil {
+		cp.node.teardown()
 	}
 	if os.Getenv("TFGEN_KEEP_CONTROLPLANE") == "" {
 		_ = os.RemoveAll(cp.dir)

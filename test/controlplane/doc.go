@@ -9,8 +9,16 @@
 // system:masters), --authorization-mode=Node,RBAC and the default admission
 // plugins. The controller-manager runs with --use-service-account-credentials
 // so each controller acts as its own ServiceAccount, as in a real cluster.
-// There is no kubelet: pods get scheduled (bound to a Node the test creates)
-// but do not run.
+// Without Options.Node there is no kubelet: pods get scheduled (bound to a
+// Node the test creates) but do not run. With it (node.go), a real node runs
+// on this machine: containerd and runc (Debian packages), the CNI bridge
+// tfgen0 on 10.244.0.0/24, the kubelet and CoreDNS (built by `make tools`),
+// one DNAT rule standing in for kube-proxy for the kubernetes Service, and
+// images built here and imported into containerd (there is no registry).
+// Its state lives under /var/lib/tfgen-node and /run/tfgen-node; one node
+// runs per machine (a lock file serialises packages), and everything it
+// added is removed when it stops, on an interrupt, and at the start of the
+// next run after a crash.
 //
 // One control plane is shared per test package:
 //

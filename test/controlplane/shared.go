@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -12,6 +14,7 @@ import (
 var shared struct {
 	opts *Options // set by Main before any test runs
 	once sync.Once
+	mu   sync.Mutex // held while starting and stopping
 	cp   *ControlPlane
 	err  error
 }
@@ -22,9 +25,30 @@ var shared struct {
 // returns the exit code for os.Exit:
 //
 //	func TestMain(m *testing.M) { os.Exit(controlplane.Main(m, opts)) }
+//
+// An interrupt (SIGINT, SIGTERM) stops the control plane, and with it the
+// node's containers, mounts and network, before the test binary exits.
 func Main(m *testing.M, opts Options) int {
 	shared.opts = &opts
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s, ok := <-sig
+		if !ok {
+			return
+		}
+		fmt.Fprintf(os.Stderr, "controlplane: %v: stopping\n", s)
+		shared.mu.Lock() // a start in progress finishes first
+		if shared.cp != nil {
+			shared.cp.Stop()
+		}
+		os.Exit(130)
+	}()
 	code := m.Run()
+	signal.Stop(sig)
+	close(sig)
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
 	if cp := shared.cp; cp != nil {
 		if code != 0 {
 			fmt.Fprint(os.Stderr, cp.Logs(60))
@@ -43,6 +67,8 @@ func Shared(tb testing.TB) *ControlPlane {
 		tb.Fatal("controlplane.Shared: the package's TestMain must call controlplane.Main")
 	}
 	shared.once.Do(func() {
+		shared.mu.Lock()
+		defer shared.mu.Unlock()
 		shared.cp, shared.err = Start(context.Background(), *shared.opts)
 	})
 	if shared.err != nil {

@@ -64,7 +64,7 @@ func tfgen(t testing.TB, stdin []byte, args ...string) []byte {
 }
 
 // namespace creates a fresh namespace with labels; it is deleted when the
-// test ends, and the node agent's logs of its pods are shown if t failed.
+// test ends.
 func (c *cluster) namespace(t testing.TB, prefix string, labels map[string]string) string {
 	t.Helper()
 	cs := c.cp.Client()
@@ -74,9 +74,6 @@ func (c *cluster) namespace(t testing.TB, prefix string, labels map[string]strin
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if t.Failed() || os.Getenv("TFGEN_E2E_LOGS") != "" {
-			t.Logf("node agent logs of namespace %s:\n%s", ns.Name, c.agent.Logs(ns.Name))
-		}
 		_ = cs.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
 	})
 	return ns.Name

@@ -79,4 +79,12 @@
 //
 // Each container's output is appended to LogDir()/NAMESPACE/POD/CONTAINER.log,
 // kept after the pod is gone, for the test to show.
+//
+// Where it stays: the real kubelet (test/controlplane's Options.Node, used
+// by test/node) runs the flows that depend on the kubelet and the runtime.
+// The node agent remains for what one kubelet on this machine cannot do:
+// many packages' clusters at once (only one kubelet runs per machine, the
+// agent runs in every package in parallel), jobs of hundreds of pods
+// (test/supervisor's large jobs and the bench), and fast restarts (its
+// back-off is configurable; the kubelet's starts at 10 s).
 package nodeagent

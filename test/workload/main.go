@@ -14,13 +14,20 @@
 // (the last repeats); "block" waits for SIGTERM. Default 0. A replica whose
 // environment is wrong exits 2 whatever the plan; one whose --wait-for
 // replicas have not all reported within --wait-timeout exits 3.
+//
+// --connect (TensorFlow) listens on the replica's own TF_CONFIG address and
+// dials every other replica's, by its Service DNS name, until each answers
+// or --wait-timeout passes; a name that does not resolve or connect is a
+// problem of the report. The listener stays open while the replica runs.
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -62,6 +69,7 @@ type options struct {
 	exits                                                      map[string][]string
 	waitFor                                                    string
 	waitTimeout                                                time.Duration
+	connect                                                    bool
 }
 
 func main() {
@@ -82,12 +90,16 @@ func main() {
 		return nil
 	})
 	flag.StringVar(&o.waitFor, "wait-for", "", "replicas (TYPE-INDEX,...) that must have reported before this one exits")
-	flag.DurationVar(&o.waitTimeout, "wait-timeout", 2*time.Minute, "how long to wait for --wait-for")
+	flag.DurationVar(&o.waitTimeout, "wait-timeout", 2*time.Minute, "how long to wait for --wait-for (and --connect)")
+	flag.BoolVar(&o.connect, "connect", false, "listen on this replica's TF_CONFIG address and dial every other replica's")
 	flag.Parse()
 	os.Exit(run(o))
 }
 
-// credentials lists the API credentials the process can read.
+// credentials lists the API credentials the process can read: a
+// KUBECONFIG file (the node agent's form of a token) by its path, the
+// token file by its path and the account it is for (its JWT's subject,
+// read without checking the signature).
 func credentials() []string {
 	var out []string
 	if p := os.Getenv("KUBECONFIG"); p != "" {
@@ -95,11 +107,27 @@ func credentials() []string {
 			out = append(out, "KUBECONFIG="+p)
 		}
 	}
-	const token = "/var/run/secrets/kubernetes.io/serviceaccount/token"
-	if _, err := os.ReadFile(token); err == nil {
-		out = append(out, token)
+	const path = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+	if token, err := os.ReadFile(path); err == nil {
+		out = append(out, path+" "+tokenSubject(string(token)))
 	}
 	return out
+}
+
+// tokenSubject is the sub claim of a JWT, or "?" if it has none.
+func tokenSubject(token string) string {
+	parts := strings.Split(strings.TrimSpace(token), ".")
+	if len(parts) != 3 {
+		return "?"
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	var claims struct {
+		Sub string `json:"sub"`
+	}
+	if err != nil || json.Unmarshal(payload, &claims) != nil || claims.Sub == "" {
+		return "?"
+	}
+	return claims.Sub
 }
 
 func run(o options) int {
@@ -125,6 +153,9 @@ func run(o options) int {
 		} else {
 			rep.Problems = append(rep.Problems, checkTF(o, roles, typ, index, rep.TFConfig)...)
 		}
+	}
+	if o.connect && len(rep.Problems) == 0 {
+		rep.Problems = append(rep.Problems, connectAll(rep.TFConfig, o.waitTimeout)...)
 	}
 	rep.OK = len(rep.Problems) == 0
 	rep.Exit = plan(o.exits, typ, index)
@@ -332,4 +363,62 @@ func waitFor(dir string, replicas []string, timeout time.Duration) bool {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// connectAll listens on the task's own address in TF_CONFIG (kept open)
+// and dials every other address until it answers or timeout passes.
+func connectAll(raw string, timeout time.Duration) []string {
+	var cfg struct {
+		Cluster map[string][]string `json:"cluster"`
+		Task    struct {
+			Type  string `json:"type"`
+			Index int    `json:"index"`
+		} `json:"task"`
+	}
+	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+		return []string{fmt.Sprintf("--connect: TF_CONFIG: %v", err)}
+	}
+	self := ""
+	if addrs := cfg.Cluster[cfg.Task.Type]; cfg.Task.Index < len(addrs) {
+		self = addrs[cfg.Task.Index]
+	}
+	_, port, err := net.SplitHostPort(self)
+	if err != nil {
+		return []string{fmt.Sprintf("--connect: own address %q: %v", self, err)}
+	}
+	l, err := net.Listen("tcp", ":"+port)
+	if err != nil {
+		return []string{fmt.Sprintf("--connect: listen: %v", err)}
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	var problems []string
+	deadline := time.Now().Add(timeout)
+	for _, addrs := range cfg.Cluster {
+		for _, a := range addrs {
+			if a == self {
+				continue
+			}
+			for {
+				c, err := net.DialTimeout("tcp", a, time.Second)
+				if err == nil {
+					c.Close()
+					break
+				}
+				if time.Now().After(deadline) {
+					problems = append(problems, fmt.Sprintf("--connect: %s: %v", a, err))
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	}
+	return problems
 }

@@ -1,4 +1,4 @@
-package e2e
+package node
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 )
 
 // TestJobSucceeds: the whole flow. The StatefulSet controller makes the
-// pods, the node agent runs tfgen-install and the supervisors wrapping
+// pods, the kubelet runs tfgen-install and the supervisors wrapping
 // the workload; the workers finish, the parameter server and evaluator
 // serve, the chief (after seeing every other replica run) exits 0, the record says Succeeded, every StatefulSet goes
 // to 0 (cleanPodPolicy All) and the pods go. Then the same manifests are
@@ -159,6 +159,17 @@ func TestChiefFailsPermanently(t *testing.T) {
 	r.waitPods("perm-chief-0")
 	if diff := cmp.Diff(map[string]int{"chief-0": 1, "worker-0": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
+	}
+	// The stopped worker is not shown running (issue 14's defect 2), and
+	// the kubelet did not restart the chief's container.
+	v := r.view()
+	if diff := cmp.Diff(map[string]string{"chief-0": "Failed 1", "worker-0": "Stopped"}, v.replicaStates()); diff != "" || v.active() != 0 {
+		t.Errorf("tfgen status: active %d, replicas (-want +got):\n%s", v.active(), diff)
+	}
+	if p, err := r.c.cp.Client().CoreV1().Pods(r.ns).Get(t.Context(), "perm-chief-0", getOpts); err != nil {
+		t.Fatal(err)
+	} else if st := containerStatus(p, "tensorflow"); st.RestartCount != 0 {
+		t.Errorf("chief-0's training container restarted %d times by the kubelet, want 0", st.RestartCount)
 	}
 	rec := r.record("perm-chief-0")
 	if rec.State != record.StateFailed || rec.LastExitCode == nil || *rec.LastExitCode != 1 {

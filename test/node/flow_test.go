@@ -1,0 +1,179 @@
+package node
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tfgen/tfgen/pkg/record"
+)
+
+// TestWrapJobSucceeds: a wrap-mode job on the real kubelet. The init
+// container copies tfsupervisor (65532) into the shared volume, the
+// training containers run it wrapping the workload as the image's user,
+// the chief succeeds after every worker reported, and the job with it;
+// every replica found the others by their Service DNS names (TF_CONFIG's
+// addresses resolve through CoreDNS and connect). `tfgen status --watch`
+// follows the job to its end and exits 0.
+func TestWrapJobSucceeds(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	r := c.startJob(t, jobSpec{name: "wrap", runPolicy: object{"cleanPodPolicy": "All"}, exits: []string{"ps=block"},
+		replicas: []replica{
+			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--connect", "--wait-for", "ps-0,worker-0,worker-1"}},
+			{kind: "PS", n: 1, policy: "Always", args: []string{"--connect"}},
+			// Each reports once it has connected to every other, and stays
+			// (listening) until every other has reported.
+			{kind: "Worker", n: 2, policy: "OnFailure", args: []string{"--connect", "--wait-for", "chief-0,worker-0,worker-1"}},
+		}}, nil)
+	watched := make(chan string, 1)
+	go func() {
+		out, code := r.cli("status", "wrap", "--watch")
+		if code != 0 {
+			out += "\nexit code " + strconv.Itoa(code)
+		}
+		watched <- out
+	}()
+	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	if !s.IsTrue(record.JobSucceeded) {
+		t.Fatalf("the job failed: %s", r.statusJSON())
+	}
+	r.waitReplicas(map[string]int32{"chief": 0, "ps": 0, "worker": 0})
+	r.waitPods()
+	if diff := cmp.Diff(map[string]int{"chief-0": 1, "ps-0": 1, "worker-0": 1, "worker-1": 1}, r.runs()); diff != "" {
+		t.Errorf("runs per replica (-want +got):\n%s", diff)
+	}
+	if out := <-watched; !strings.Contains(out, "Succeeded") || strings.Contains(out, "exit code") {
+		t.Errorf("tfgen status --watch printed:\n%s\nwant it to end with the job Succeeded, exit 0", out)
+	}
+	// After the teardown nothing is left running (the stale status of
+	// issue 14's defect 2). A worker may be stopped by the teardown while
+	// it waits for the chief's report, or have exited 0 just before.
+	v := r.view()
+	got := v.replicaStates()
+	for _, w := range []string{"worker-0", "worker-1"} {
+		if got[w] == "Stopped" {
+			got[w] = "Succeeded"
+		}
+	}
+	want := map[string]string{"chief-0": "Succeeded", "ps-0": "Stopped", "worker-0": "Succeeded", "worker-1": "Succeeded"}
+	if diff := cmp.Diff(want, got); diff != "" || v.active() != 0 {
+		t.Errorf("tfgen status after the teardown: active %d, replicas (-want +got, a worker's Stopped shown as Succeeded):\n%s", v.active(), diff)
+	}
+}
+
+// TestSidecarJobSucceeds: sidecar mode (no command: the image's
+// entrypoint runs, tfsupervisor watches beside it). Worker 0 is killed
+// once (137): the kubelet restarts the training container by its restart
+// rules (ExitCode), the second run succeeds and with it the job. The
+// parameter server is stopped by the teardown (cleanPodPolicy Running),
+// and tfgen status then shows it Stopped, nothing active (defect 2).
+// `tfgen logs` prints the training container's log through the kubelet.
+func TestSidecarJobSucceeds(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	r := c.startJob(t, jobSpec{name: "side", runPolicy: object{"cleanPodPolicy": "Running"}, exits: []string{"worker-0=137,0", "ps=block"},
+		replicas: []replica{
+			{kind: "PS", n: 1, policy: "Never", sidecar: true},
+			{kind: "Worker", n: 2, policy: "ExitCode", sidecar: true, args: []string{"--wait-for", "ps-0,worker-1"}},
+		}}, nil)
+	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	if !s.IsTrue(record.JobSucceeded) {
+		t.Fatalf("the job failed: %s", r.statusJSON())
+	}
+	if e := r.record("side-worker-0"); s.Restarts != 1 || e.Restarts != 1 {
+		t.Errorf("restarts %d, worker-0 %+v: want worker-0 restarted once", s.Restarts, e)
+	}
+	p, err := c.cp.Client().CoreV1().Pods(r.ns).Get(t.Context(), "side-worker-0", getOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := containerStatus(p, "tensorflow"); st.RestartCount != 1 || st.LastTerminationState.Terminated == nil || st.LastTerminationState.Terminated.ExitCode != 137 {
+		t.Errorf("worker-0's training container %+v: want the kubelet to have restarted it once after exit 137", st)
+	}
+	r.waitReplicas(map[string]int32{"ps": 0, "worker": 2})
+	r.waitPods("side-worker-0", "side-worker-1")
+	if diff := cmp.Diff(map[string]int{"ps-0": 1, "worker-0": 2, "worker-1": 1}, r.runs()); diff != "" {
+		t.Errorf("runs per replica (-want +got):\n%s", diff)
+	}
+	v := r.view()
+	want := map[string]string{"ps-0": "Stopped", "worker-0": "Succeeded", "worker-1": "Succeeded"}
+	if diff := cmp.Diff(want, v.replicaStates()); diff != "" || v.active() != 0 {
+		t.Errorf("tfgen status after the teardown: active %d, replicas (-want +got):\n%s", v.active(), diff)
+	}
+	out, code := r.cli("logs", "side", "--replica", "worker-0")
+	if code != 0 || !strings.Contains(out, `"replica":"worker-0","run":2`) {
+		t.Errorf("tfgen logs --replica worker-0 (exit %d):\n%s\nwant the second run's report", code, out)
+	}
+}
+
+// TestRacingExits: the chief and worker 0 wait for each other, then both
+// exit 1 at once (permanent). Whichever the job's failure names, both
+// replicas are recorded Failed with their exit code, neither as Stopped
+// (issue 14's defect 3).
+func TestRacingExits(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	r := c.startJob(t, jobSpec{name: "race", runPolicy: object{"cleanPodPolicy": "None"}, exits: []string{"*=1"},
+		replicas: []replica{
+			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
+			{kind: "Worker", n: 1, policy: "ExitCode", args: []string{"--wait-for", "chief-0"}},
+		}}, nil)
+	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	if !s.IsTrue(record.JobFailed) {
+		t.Fatalf("status %s: want Failed", r.statusJSON())
+	}
+	for _, pod := range []string{"race-chief-0", "race-worker-0"} {
+		r.waitRecord(pod, func(rec record.Replica) bool { return rec.State.Finished() || rec.State == record.StateStopped })
+		if rec := r.record(pod); rec.State != record.StateFailed || rec.LastExitCode == nil || *rec.LastExitCode != 1 {
+			t.Errorf("%s's record %+v: want Failed with exit code 1", pod, rec)
+		}
+	}
+	if diff := cmp.Diff(map[string]string{"chief-0": "Failed 1", "worker-0": "Failed 1"}, r.view().replicaStates()); diff != "" {
+		t.Errorf("tfgen status, replicas (-want +got):\n%s", diff)
+	}
+}
+
+// TestPodDeletionRestartsReplica: a worker's pod is evicted (the Eviction
+// API, as a drain does), another's deleted; the kubelet stops each with
+// SIGTERM, the StatefulSet makes a new pod, and the replica runs again
+// without failing the job, which then succeeds.
+func TestPodDeletionRestartsReplica(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	r := c.startJob(t, jobSpec{name: "evict", exits: []string{"*=block,0"},
+		replicas: []replica{{kind: "Worker", n: 2, policy: "ExitCode"}}}, nil)
+	pods := c.cp.Client().CoreV1().Pods(r.ns)
+	for _, pod := range []string{"evict-worker-1", "evict-worker-0"} {
+		r.waitRecord(pod, func(rec record.Replica) bool { return rec.State == record.StateRunning })
+		r.waitReport(pod)
+		old, err := pods.Get(t.Context(), pod, getOpts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pod == "evict-worker-1" {
+			err = pods.EvictV1(t.Context(), &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: r.ns}})
+		} else {
+			err = pods.Delete(t.Context(), pod, metav1.DeleteOptions{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		poll(t, "a new pod "+pod, func(ctx context.Context) (bool, string, error) {
+			p, err := pods.Get(ctx, pod, getOpts)
+			return err == nil && p.UID != old.UID, "the old one or none", nil
+		})
+	}
+	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	if !s.IsTrue(record.JobSucceeded) {
+		t.Fatalf("the job failed: %s", r.statusJSON())
+	}
+	if diff := cmp.Diff(map[string]int{"worker-0": 2, "worker-1": 2}, r.runs()); diff != "" {
+		t.Errorf("runs per replica (-want +got):\n%s", diff)
+	}
+}

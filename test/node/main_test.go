@@ -1,0 +1,144 @@
+package node
+
+import (
+	"archive/tar"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tfgen/tfgen/test/controlplane"
+)
+
+// The images the node gets besides the supervisor's.
+const (
+	workloadImage = "tfgen.test/workload:1"
+	workloadPath  = "/workload"
+)
+
+// supervisorImage is the tfsupervisor image the jobs are rendered with:
+// `make image`'s OCI archive, $TFGEN_IMAGE_TAR (make e2e), imported as
+// ghcr.io/tfgen/tfsupervisor:VERSION; without it (a focused run), an image
+// built here from the tfsupervisor binary with the shape hack/image gives
+// its own (spec.go there): /tfsupervisor owned by 65532, mode 0555,
+// installing itself into /tfgen/bin.
+var supervisorImage = "tfgen.test/tfsupervisor:1"
+
+// supervisorRepo is the repository `make image`'s archive is imported as.
+const supervisorRepo = "ghcr.io/tfgen/tfsupervisor"
+
+// bins are the binaries under test.
+var bins struct{ tfgen, tfsupervisor, workload, kubectl string }
+
+// scratch is the suite's temporary directory.
+var scratch string
+
+func TestMain(m *testing.M) {
+	began := time.Now()
+	code := runSuite(m)
+	fmt.Printf("node: suite took %v\n", time.Since(began).Round(100*time.Millisecond))
+	os.Exit(code)
+}
+
+func runSuite(m *testing.M) int {
+	var err error
+	if scratch, err = os.MkdirTemp("", "tfgen-node-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(scratch)
+	// The pods (any user) write their reports into it through a hostPath.
+	if err := os.Chmod(scratch, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := findBinaries(); err != nil {
+		fmt.Fprintln(os.Stderr, "node:", err)
+		return 1
+	}
+	node := &controlplane.NodeOptions{Images: []controlplane.Image{
+		{Ref: workloadImage, Files: map[string]string{workloadPath: bins.workload}, Entrypoint: []string{workloadPath}},
+	}}
+	if tar := os.Getenv("TFGEN_IMAGE_TAR"); tar != "" {
+		ref, err := archiveRef(tar)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "node: TFGEN_IMAGE_TAR:", err)
+			return 1
+		}
+		supervisorImage = supervisorRepo + ":" + ref
+		node.Archives = append(node.Archives, controlplane.Archive{Path: tar, BaseName: supervisorRepo})
+	} else {
+		node.Images = append(node.Images, controlplane.Image{Ref: supervisorImage,
+			Files: map[string]string{"/tfsupervisor": bins.tfsupervisor}, UID: 65532, GID: 65532,
+			User: "65532:65532", Entrypoint: []string{"/tfsupervisor", "install", "/tfgen/bin"}})
+	}
+	fmt.Printf("node: tfsupervisor image %s\n", supervisorImage)
+	return controlplane.Main(m, controlplane.Options{Node: node})
+}
+
+// archiveRef reads the ref name (the version) of the image in an OCI
+// archive: index.json's org.opencontainers.image.ref.name.
+func archiveRef(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	tr := tar.NewReader(f)
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			return "", fmt.Errorf("%s: no index.json: %w", path, err)
+		}
+		if hdr.Name != "index.json" {
+			continue
+		}
+		var idx struct {
+			Manifests []struct {
+				Annotations map[string]string `json:"annotations"`
+			} `json:"manifests"`
+		}
+		if err := json.NewDecoder(tr).Decode(&idx); err != nil {
+			return "", fmt.Errorf("%s: index.json: %w", path, err)
+		}
+		if len(idx.Manifests) != 1 || idx.Manifests[0].Annotations["org.opencontainers.image.ref.name"] == "" {
+			return "", fmt.Errorf("%s: want one image with a ref name in index.json", path)
+		}
+		return idx.Manifests[0].Annotations["org.opencontainers.image.ref.name"], nil
+	}
+}
+
+// findBinaries takes tfgen and tfsupervisor from $TFGEN_BIN when both are
+// there, else builds them (as make build does), and builds the workload.
+func findBinaries() error {
+	build := func(out, pkg string) error {
+		cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("build %s: %v\n%s", pkg, err, b)
+		}
+		return nil
+	}
+	dir := os.Getenv("TFGEN_BIN")
+	bins.tfgen, bins.tfsupervisor = filepath.Join(dir, "tfgen"), filepath.Join(dir, "tfsupervisor")
+	for out, pkg := range map[*string]string{&bins.tfgen: "./cmd/tfgen", &bins.tfsupervisor: "./cmd/tfsupervisor"} {
+		if _, err := os.Stat(*out); dir == "" || err != nil {
+			*out = filepath.Join(scratch, "bin", filepath.Base(pkg))
+			if err := build(*out, "github.com/tfgen/tfgen/"+pkg[2:]); err != nil {
+				return err
+			}
+		}
+	}
+	bins.workload = filepath.Join(scratch, "bin", "workload")
+	if err := build(bins.workload, "github.com/tfgen/tfgen/test/workload"); err != nil {
+		return err
+	}
+	var err error
+	if bins.kubectl, err = exec.LookPath("kubectl"); err != nil {
+		return fmt.Errorf("kubectl is needed on PATH: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package node
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/tfgen/tfgen/pkg/record"
+)
+
+// cli runs tfgen as the admin against the cluster, in the job's namespace,
+// and returns its stdout and exit code.
+func (r *run) cli(args ...string) (string, int) {
+	r.t.Helper()
+	cmd := exec.CommandContext(r.t.Context(), bins.tfgen, append(args, "--kubeconfig", r.c.cp.Kubeconfig(), "-n", r.ns)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return out.String() + errOut.String(), exit.ExitCode()
+	case err != nil:
+		r.t.Fatalf("tfgen %s: %v", strings.Join(args, " "), err)
+	}
+	return out.String(), 0
+}
+
+// view is what `tfgen status -o json` prints.
+type view struct {
+	State    string        `json:"state"`
+	Status   record.Status `json:"status"`
+	Replicas []struct {
+		Name         string `json:"name"`
+		State        string `json:"state"`
+		Restarts     int32  `json:"restarts"`
+		LastExitCode *int32 `json:"lastExitCode"`
+		Reason       string `json:"reason"`
+	} `json:"replicas"`
+}
+
+// view runs `tfgen status -o json`.
+func (r *run) view() view {
+	r.t.Helper()
+	out, code := r.cli("status", r.spec.name, "-o", "json")
+	if code != 0 {
+		r.t.Fatalf("tfgen status exited %d:\n%s", code, out)
+	}
+	var v view
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		r.t.Fatalf("tfgen status -o json: %v\n%s", err, out)
+	}
+	return v
+}
+
+// replicaStates is each replica's state as tfgen status reports it
+// ("Failed 1" with its last exit code, when it has one).
+func (v view) replicaStates() map[string]string {
+	out := map[string]string{}
+	for _, rep := range v.Replicas {
+		s := rep.State
+		if rep.LastExitCode != nil && rep.State == string(record.StateFailed) {
+			s += " " + strconv.Itoa(int(*rep.LastExitCode))
+		}
+		out[rep.Name] = s
+	}
+	return out
+}
+
+// active is the sum of the replica types' active counts.
+func (v view) active() int32 {
+	var n int32
+	for _, rs := range v.Status.ReplicaStatuses {
+		if rs != nil {
+			n += rs.Active
+		}
+	}
+	return n
+}
