@@ -93,7 +93,7 @@ func TestImage(t *testing.T) {
 }
 
 func TestCommandLineAndEnv(t *testing.T) {
-	r := &podRun{dir: "/pods/u"}
+	r := &podRun{dir: "/pods/u", volDir: "/v/u"}
 	c := &corev1.Container{
 		Name: "tensorflow",
 		Args: []string{"--index=$(INDEX)", "/data/x", "$(MISSING)"},
@@ -115,19 +115,19 @@ func TestCommandLineAndEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantEnv := []string{"PATH=/bin", "POD_NAME=j-worker-3", "INDEX=3", "NODE=node-1", "WHO=j-worker-3@node-1", "DATA=/pods/u/volumes/data"}
+	wantEnv := []string{"PATH=/bin", "POD_NAME=j-worker-3", "INDEX=3", "NODE=node-1", "WHO=j-worker-3@node-1", "DATA=/v/u/data"}
 	if diff := cmp.Diff(wantEnv, env); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
 	// No command: the image's entrypoint, with the container's args (the
 	// image's cmd is dropped).
-	wantArgv := []string{"/local/entry", "--index=3", "/pods/u/volumes/data/x", "$(MISSING)"}
+	wantArgv := []string{"/local/entry", "--index=3", "/v/u/data/x", "$(MISSING)"}
 	if diff := cmp.Diff(wantArgv, commandLine(c, img, vars, paths)); diff != "" {
 		t.Errorf("argv (-want +got):\n%s", diff)
 	}
 	for in, want := range map[string]string{
-		"/data/bin/tfsupervisor": "/pods/u/volumes/bin/sub/tfsupervisor",
-		"/data":                  "/pods/u/volumes/data",
+		"/data/bin/tfsupervisor": "/v/u/bin/sub/tfsupervisor",
+		"/data":                  "/v/u/data",
 		"/database":              "/database",
 		"/dev/termination-log":   "/pods/u/termination/tensorflow-0",
 		"relative/data":          "relative/data",
