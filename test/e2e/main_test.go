@@ -47,7 +47,8 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	code := controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true})
+	code := controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true,
+		FeatureGates: workloadAPI.gates, RuntimeConfig: workloadAPI.runtimeConfig})
 	if shared.agent != nil {
 		shared.agent.Stop()
 	}
