@@ -14,7 +14,7 @@ import (
 type origin struct {
 	file      string
 	line, doc int
-	item      int // from 1 in a v1 List, else 0
+	item      int    // from 1 in a v1 List, else 0
 	job       string // "TFJob mnist", or "" for a pass-through document
 }
 
