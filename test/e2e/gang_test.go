@@ -9,6 +9,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/test/controlplane"
 )
 
@@ -67,6 +68,31 @@ func TestGangKubernetes(t *testing.T) {
 	}
 	if tpl := wl.Spec.PodGroupTemplates; len(tpl) != 1 || tpl[0].SchedulingPolicy.Gang == nil || tpl[0].SchedulingPolicy.Gang.MinCount != 8 {
 		t.Errorf("Workload bert: podGroupTemplates %+v, want one gang of 8", tpl)
+	}
+}
+
+// TestGangKubernetesSchedules: kube-scheduler, with the GenericWorkload
+// gate, places a job whose pods form one gang of three (the PodGroup's
+// minCount); the job trains and succeeds. A minCount its pods could never
+// reach would leave them all unscheduled and the job never ending.
+func TestGangKubernetesSchedules(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	r := c.startJob(t, jobSpec{name: "gang", runPolicy: object{"schedulingPolicy": object{"minAvailable": 3}},
+		flags: []string{"--gang-scheduler", "kubernetes"},
+		replicas: []replica{
+			{kind: "Chief", n: 1, policy: "Never", args: []string{"--wait-for", "worker-0,worker-1"}},
+			{kind: "Worker", n: 2, policy: "Never"},
+		}}, nil)
+	if s := r.waitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) {
+		t.Fatalf("the job failed: %s", r.statusJSON())
+	}
+	pg, err := c.cp.Client().SchedulingV1beta1().PodGroups(r.ns).Get(t.Context(), "gang", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := pg.Spec.SchedulingPolicy.Gang; g == nil || g.MinCount != 3 {
+		t.Errorf("PodGroup gang: %+v, want a gang of 3", g)
 	}
 }
 

@@ -42,6 +42,7 @@ type jobSpec struct {
 	runPolicy object
 	replicas  []replica
 	exits     []string // --exit REPLICA=CODES
+	flags     []string // of tfgen render
 }
 
 // roles is the layout the workload expects, in --roles form.
@@ -113,7 +114,7 @@ type run struct {
 func (c *cluster) startJob(t *testing.T, spec jobSpec, labels map[string]string) *run {
 	t.Helper()
 	r := &run{t: t, c: c, spec: spec, ns: c.namespace(t, "job", labels), dir: t.TempDir()}
-	r.manifests = tfgen(t, spec.manifest(r.ns, r.dir), "render", "-f", "-")
+	r.manifests = tfgen(t, spec.manifest(r.ns, r.dir), append([]string{"render", "-f", "-"}, spec.flags...)...)
 	r.began = time.Now()
 	r.applied = r.apply()
 	return r
