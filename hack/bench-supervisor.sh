@@ -31,7 +31,7 @@ metric() {
 results=$(bench ./cmd/tfsupervisor . "${N}x")
 large=""
 if [[ -x $BIN/kube-apiserver && -x $BIN/etcd ]]; then
-	results+=$'\n'$(TFGEN_BIN=$BIN bench ./test/supervisor 'ChiefExitToTeardown|RestartWithAPI' "$(( N < 10 ? N : 10 ))x")
+	results+=$'\n'$(TFGEN_BIN=$BIN bench ./test/supervisor 'ChiefExitToTeardown|RestartWithAPI|RestartRelayed' "$(( N < 10 ? N : 10 ))x")
 	if [[ -z ${SKIP_LARGE:-} ]]; then
 		large=$(TFGEN_BIN=$BIN TFGEN_LARGE_N=${LARGE_N:-100,500,1000} bench ./test/supervisor 'LargeJob' 1x)
 	fi
@@ -57,6 +57,7 @@ row "time added before the child starts (median)" "$(metric StartOverhead ms-bef
 row "  start and exit together (median)" "$(metric StartOverhead ms-around)" ms -
 row "child exit -> restarted child, zero backoff (median)" "$(metric Restart ms/restart)" ms 10
 row "  the same, each exit recorded on the API server" "$(metric RestartWithAPI ms/restart-api)" ms 10
+row "  the same, relayed by wrap mode's sidecar" "$(metric RestartRelayed ms/restart-relay)" ms 10
 row "chief exit -> other StatefulSets at 0 (loopback)" "$(metric ChiefExitToTeardown ms-teardown)" ms 500
 
 # Large jobs (issue 12): N real supervisors as the pods of one job, on the

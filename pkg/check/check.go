@@ -21,6 +21,7 @@ var types = map[schema.GroupVersionKind]reflect.Type{
 	{Version: "v1", Kind: "ConfigMap"}:                                       reflect.TypeFor[corev1.ConfigMap](),
 	{Version: "v1", Kind: "Service"}:                                         reflect.TypeFor[corev1.Service](),
 	{Version: "v1", Kind: "ServiceAccount"}:                                  reflect.TypeFor[corev1.ServiceAccount](),
+	{Version: "v1", Kind: "Secret"}:                                          reflect.TypeFor[corev1.Secret](),
 	{Group: "apps", Version: "v1", Kind: "StatefulSet"}:                      reflect.TypeFor[appsv1.StatefulSet](),
 	{Group: "apps", Version: "v1", Kind: "Deployment"}:                       reflect.TypeFor[appsv1.Deployment](),
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"}:        reflect.TypeFor[rbacv1.Role](),

@@ -35,6 +35,7 @@ var jobKinds = []kind{
 	{"workload.scheduling.k8s.io", schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "workloads"}},
 	{"rolebinding.rbac.authorization.k8s.io", schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}},
 	{"role.rbac.authorization.k8s.io", schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}},
+	{"secret", schema.GroupVersionResource{Version: "v1", Resource: "secrets"}}, // the job account's token, if any
 	{"serviceaccount", schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}},
 	{"configmap", schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}},
 }

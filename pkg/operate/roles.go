@@ -25,11 +25,11 @@ type supervisorFlags struct {
 }
 
 // parseSupervisor reads the tfsupervisor flags of command, or returns
-// false when command is no `tfsupervisor run|watch`. Only the flags before
+// false when command is no `tfsupervisor run|watch|hold`. Only the flags before
 // `--` are the supervisor's.
 func parseSupervisor(command []string) (supervisorFlags, bool) {
 	f := supervisorFlags{rolesAt: -1}
-	if len(command) < 2 || path.Base(command[0]) != "tfsupervisor" || (command[1] != "run" && command[1] != "watch") {
+	if len(command) < 2 || path.Base(command[0]) != "tfsupervisor" || (command[1] != "run" && command[1] != "watch" && command[1] != "hold") {
 		return f, false
 	}
 	f.mode = command[1]
@@ -65,8 +65,15 @@ func parseSupervisor(command []string) (supervisorFlags, bool) {
 // time. It reports whether anything changed.
 func rescale(ps *corev1.PodSpec, t string, n int32) (bool, error) {
 	changed := false
-	for ci := range ps.Containers {
-		c := &ps.Containers[ci]
+	// Wrap mode's sidecar (an init container) has the flags too.
+	containers := make([]*corev1.Container, 0, len(ps.InitContainers)+len(ps.Containers))
+	for i := range ps.InitContainers {
+		containers = append(containers, &ps.InitContainers[i])
+	}
+	for i := range ps.Containers {
+		containers = append(containers, &ps.Containers[i])
+	}
+	for _, c := range containers {
 		f, ok := parseSupervisor(c.Command)
 		if !ok {
 			continue
@@ -93,7 +100,7 @@ func rescale(ps *corev1.PodSpec, t string, n int32) (bool, error) {
 			}
 			changed, c.Command[f.rolesAt] = changed || v != c.Command[f.rolesAt], v
 		}
-		if f.mode == "watch" && f.roles != "" {
+		if f.mode == "watch" && f.container != "" && f.roles != "" {
 			ch, err := rescaleSidecar(ps, f, t, n)
 			if err != nil {
 				return false, err

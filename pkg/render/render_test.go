@@ -167,12 +167,60 @@ func TestUserTemplateSurvives(t *testing.T) {
 	if got := spec["containers"].([]any)[1]; !cmp.Equal(got, map[string]any{"name": "log-shipper", "image": "tensorflow/tensorflow:2.15.0", "resources": map[string]any{}}) {
 		t.Errorf("sidecar container changed: %v", got)
 	}
+	// The user's account stays the pod's, unbound; the supervisor gets the
+	// job account's token from its token Secret.
+	secret := false
 	for _, o := range objs {
-		if o.Kind() == "RoleBinding" {
+		switch o.Kind() {
+		case "RoleBinding":
 			subjects := o["subjects"].([]any)
-			if len(subjects) != 2 || subjects[1].(map[string]any)["name"] != "trainer" {
-				t.Errorf("RoleBinding subjects: %v", subjects)
+			if len(subjects) != 1 || subjects[0].(map[string]any)["name"] != "mnist-tfjob" {
+				t.Errorf("RoleBinding subjects: %v, want the job's account only", subjects)
 			}
+		case "Secret":
+			ann := o["metadata"].(map[string]any)["annotations"].(map[string]any)
+			secret = o["type"] == "kubernetes.io/service-account-token" && ann["kubernetes.io/service-account.name"] == "mnist-tfjob"
+		}
+	}
+	if !secret {
+		t.Error("no token Secret of the job's account")
+	}
+	if _, ok := spec["automountServiceAccountToken"]; ok {
+		t.Errorf("automountServiceAccountToken set on a pod of the user's account: %v", spec["automountServiceAccountToken"])
+	}
+	for _, v := range spec["volumes"].([]any) {
+		if v := v.(map[string]any); v["name"] == "tfgen-token" && v["secret"].(map[string]any)["secretName"] != "mnist-tfjob-token" {
+			t.Errorf("token volume: %v", v)
+		}
+	}
+}
+
+// TestTokenOnlyInSupervisor: no container but tfsupervisor's own mounts
+// the job's token, and the pods of the job's account do not automount it.
+func TestTokenOnlyInSupervisor(t *testing.T) {
+	objs, err := newRenderer(t).Render(mnist(), settings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"mnist-chief", "mnist-ps", "mnist-worker"} {
+		spec := podSpec(statefulSet(t, objs, name))
+		if spec["automountServiceAccountToken"] != false || spec["serviceAccountName"] != "mnist-tfjob" {
+			t.Errorf("%s: automountServiceAccountToken %v, serviceAccountName %v", name, spec["automountServiceAccountToken"], spec["serviceAccountName"])
+		}
+		var holders []string
+		for _, key := range []string{"initContainers", "containers"} {
+			for _, c := range spec[key].([]any) {
+				c := c.(map[string]any)
+				mounts, _ := c["volumeMounts"].([]any)
+				for _, m := range mounts {
+					if m.(map[string]any)["name"] == "tfgen-token" {
+						holders = append(holders, c["name"].(string))
+					}
+				}
+			}
+		}
+		if !cmp.Equal(holders, []string{"tfsupervisor"}) {
+			t.Errorf("%s: containers mounting the job's token: %v, want tfsupervisor's only", name, holders)
 		}
 	}
 }

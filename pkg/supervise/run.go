@@ -296,35 +296,16 @@ func (w *wrap) finish(ctx context.Context) Result {
 }
 
 // armTTL sets the TTL timer once the job has ended, if this replica is the
-// one to stop every replica when the TTL has passed.
+// one to stop every replica when the TTL has passed (and it can: wrap
+// mode's sidecar does it when the Supervisor has no Teardown).
 func (w *wrap) armTTL() {
-	if !w.ttlArmed {
+	if !w.ttlArmed && w.Teardown != nil {
 		w.ttl, w.ttlArmed = ttlTimer(w.Config, w.r.job, w.clock)
 	}
 }
 
 func (w *wrap) expire(ctx context.Context) {
 	expireTTL(ctx, w.Config, w.Reporter, w.Teardown)
-}
-
-// ttlTimer fires when the ended job's TTL after finishing has passed, if
-// cfg's replica is the one to act on it; armed reports whether a timer
-// was set.
-func ttlTimer(cfg *Config, s *record.Status, clock Clock) (fire <-chan time.Time, armed bool) {
-	if cfg.TTLAfterFinished == nil || s == nil || !s.Ended() || s.CompletionTime == nil || len(cfg.Layout.Roles) == 0 {
-		return nil, false
-	}
-	if ref, ok := cfg.ttlRunner(s); !ok || ref != cfg.Self {
-		return nil, true
-	}
-	at := s.CompletionTime.Add(*cfg.TTLAfterFinished)
-	return clock.After(max(at.Sub(clock.Now()), 0)), true
-}
-
-// expireTTL stops every replica of the job.
-func expireTTL(ctx context.Context, cfg *Config, rep Reporter, td Teardown) {
-	rep.Report(Report{Events: []Event{{Type: "Normal", Reason: ReasonTTLExpired, Action: "Teardown", Note: "the job's TTL after finishing has passed"}}})
-	stopTypes(ctx, cfg, rep, td, cfg.Types(cfg.Self.Type), "TTL after finished")
 }
 
 func startFailure(err error) Exit {

@@ -165,3 +165,39 @@ func (w *Watcher) follow(r *replica, st ContainerStatus) bool {
 	}
 	return false
 }
+
+// Hold decides, before a sidecar-mode pod's training container starts,
+// whether the replica may train: the kubelet runs the image's entrypoint,
+// which tfsupervisor cannot hold back once started, so an init container
+// asks first. It reads the job's first status and returns false when the
+// replica may train. When it may not (the job ended, the replica already
+// succeeded or failed), the replica is reported Idle and Hold returns
+// true; the caller then holds the pod until it is stopped.
+func Hold(ctx context.Context, cfg *Config, store record.Store, rep Reporter, prev *record.Replica) (bool, error) {
+	r := &replica{cfg: cfg, rep: rep, clock: RealClock{}}
+	if prev != nil {
+		r.rec = *prev
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	select {
+	case st, ok := <-store.Watch(wctx):
+		if !ok {
+			return false, ctx.Err()
+		}
+		r.job = st
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	why, final := r.hold()
+	if !final {
+		return false, nil
+	}
+	if !r.rec.State.Finished() {
+		r.idle(why)
+	} else {
+		cfg.Logf("not training: %s; holding the pod until stopped", why)
+	}
+	flush(ctx, cfg, rep)
+	return true, nil
+}

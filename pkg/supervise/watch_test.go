@@ -3,6 +3,7 @@ package supervise_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -136,5 +137,45 @@ func TestWatcherSeesTwoExitsAtOnce(t *testing.T) {
 	}
 	if e := f.replica(t); e.Restarts != 1 || e.State != record.StateSucceeded {
 		t.Errorf("the replica's record %+v, want Succeeded after 1 restart", e)
+	}
+}
+
+// TestHold: a sidecar-mode pod's init container lets the training
+// container start in a running job, and holds it, reporting the replica
+// Idle, once the job has ended or the replica has succeeded.
+func TestHold(t *testing.T) {
+	cases := []struct {
+		name  string
+		ended bool
+		prev  *record.Replica
+		held  bool
+	}{
+		{name: "running job", held: false},
+		{name: "ended job", ended: true, held: true},
+		{name: "succeeded here before", prev: &record.Replica{State: record.StateSucceeded}, held: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, config(supervise.OnFailure), true)
+			if tc.ended {
+				if _, err := f.store.Update(context.Background(), func(s *record.Status) error {
+					s.SetCondition(record.JobSucceeded, supervise.ReasonJobSucceeded, "done", time.Now())
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			held, err := supervise.Hold(context.Background(), f.cfg, f.store, f.rep, tc.prev)
+			if err != nil || held != tc.held {
+				t.Fatalf("Hold = %v, %v; want %v", held, err, tc.held)
+			}
+			idled := false
+			for _, e := range f.rep.events() {
+				idled = idled || e == supervise.ReasonReplicaIdle
+			}
+			if want := tc.held && tc.prev == nil; idled != want {
+				t.Errorf("reported Idle: %v, want %v", idled, want)
+			}
+		})
 	}
 }

@@ -274,3 +274,47 @@ func containerStatus(p *corev1.Pod, name string) corev1.ContainerStatus {
 	}
 	return corev1.ContainerStatus{}
 }
+
+// TestSidecarPodAfterTheJobHolds: in sidecar mode the kubelet runs the
+// image's entrypoint, which tfsupervisor cannot hold back; so the init
+// container tfgen-hold first checks that the replica may train. A pod
+// recreated after the job ended (as an eviction or a drain would) idles in
+// its init container, and its training container never starts.
+func TestSidecarPodAfterTheJobHolds(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	r := c.startJob(t, jobSpec{name: "hold", runPolicy: object{"cleanPodPolicy": "None"}, replicas: []replica{
+		{kind: "Worker", n: 2, policy: "OnFailure", sidecar: true, args: []string{"--wait-for", "worker-0,worker-1"}},
+	}}, nil)
+	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	if !s.IsTrue(record.JobSucceeded) {
+		t.Fatalf("the job failed: %s", r.statusJSON())
+	}
+	pods := c.cp.Client().CoreV1().Pods(r.ns)
+	old, err := pods.Get(t.Context(), "hold-worker-1", getOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pods.Delete(t.Context(), old.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "hold-worker-1 replaced and idle", func(ctx context.Context) (bool, string, error) {
+		p, err := pods.Get(ctx, "hold-worker-1", getOpts)
+		if err != nil {
+			return false, "", err
+		}
+		return p.UID != old.UID && p.Annotations["tfgen.io/state"] == "Idle", string(p.UID) + " " + p.Annotations["tfgen.io/state"], nil
+	})
+	p, err := pods.Get(t.Context(), "hold-worker-1", getOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == "tensorflow" && (cs.State.Waiting == nil || cs.RestartCount != 0) {
+			t.Errorf("the new pod's training container started: %+v", cs.State)
+		}
+	}
+	if diff := cmp.Diff(map[string]int{"worker-0": 1, "worker-1": 1}, r.runs()); diff != "" {
+		t.Errorf("runs per replica (-want +got):\n%s", diff)
+	}
+}

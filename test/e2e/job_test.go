@@ -288,6 +288,8 @@ type report struct {
 	Exit     string   `json:"exit"`
 	TFConfig string   `json:"tfConfig"`
 	MXConfig string   `json:"mxConfig"`
+	// Credentials the training process could read (KUBECONFIG=path).
+	Credentials []string `json:"credentials"`
 }
 
 // reports reads every run of every replica, by replica (worker-1).

@@ -133,6 +133,9 @@ func getCluster(t testing.TB) *cluster {
 		if shared.err == nil {
 			shared.err = installCRDs(cp)
 		}
+		if shared.err == nil {
+			shared.err = installAdmissionPolicy(cp.Kubeconfig())
+		}
 	})
 	if shared.err != nil {
 		t.Fatalf("cluster: %v", shared.err)

@@ -29,7 +29,7 @@ func (r *podRun) runOnce(c *ctr) (*corev1.ContainerStateTerminated, waitReason) 
 		return nil, waitReason{"ErrImagePull", fmt.Sprintf("nodeagent: no image %q in the agent's table", c.spec.Image)}
 	}
 	r.mu.Lock()
-	pod, kubeconfig, n := r.latest, r.kubeconfig, c.status.RestartCount
+	pod, kubeconfig, n := r.latest, r.kubeconfigs[c.spec.Name], c.status.RestartCount
 	r.mu.Unlock()
 	id := fmt.Sprintf("nodeagent://%s-%s-%d", r.pod.UID, c.spec.Name, n)
 	termLog := filepath.Join(r.dir, "termination", fmt.Sprintf("%s-%d", c.spec.Name, n))
@@ -83,7 +83,7 @@ func (r *podRun) runOnce(c *ctr) (*corev1.ContainerStateTerminated, waitReason) 
 
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	stopping, killNow := r.stopping, r.killNow
+	stopping, killNow := r.stopOf(c), r.killNow
 	sid := cmd.Process.Pid
 wait:
 	for {
@@ -155,7 +155,7 @@ func (r *podRun) paths(c *corev1.Container, img Image, termLog string) pathMap {
 		m.files[c.TerminationMessagePath] = termLog
 	}
 	for _, vm := range c.VolumeMounts {
-		m.mounts = append(m.mounts, [2]string{filepath.Clean(vm.MountPath), filepath.Join(r.dir, "volumes", vm.Name, vm.SubPath)})
+		m.mounts = append(m.mounts, [2]string{filepath.Clean(vm.MountPath), filepath.Join(r.volDir, vm.Name, vm.SubPath)})
 	}
 	sort.Slice(m.mounts, func(i, j int) bool { return len(m.mounts[i][0]) > len(m.mounts[j][0]) })
 	return m

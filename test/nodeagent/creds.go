@@ -27,6 +27,24 @@ func (a *Agent) token(ctx context.Context, pod *corev1.Pod, sa string) (string, 
 	return tr.Status.Token, nil
 }
 
+// secretToken reads the token of a ServiceAccount token Secret, waiting
+// (as the kubelet retries the mount) until the token controller filled it.
+func (a *Agent) secretToken(ctx context.Context, ns, name string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		s, err := a.cs.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+		if err == nil && len(s.Data["token"]) > 0 {
+			return string(s.Data["token"]), nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("token of secret %s/%s: %v (%w)", ns, name, err, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // writeKubeconfig writes a kubeconfig for the server of rc with token to
 // path and returns path.
 func writeKubeconfig(path string, rc *rest.Config, token string) (string, error) {

@@ -35,8 +35,10 @@
 //     without its tag) to an Image: its entrypoint and cmd, and files (paths
 //     inside the image, such as /tfsupervisor, mapped to local files). A
 //     container whose image is not in the table stays Waiting (ErrImagePull).
-//   - Volumes are directories, one per volume of the pod, under the pod's
-//     directory (emptyDir and every other kind alike, all empty at first).
+//   - Volumes are directories, one per volume of the pod, under a short
+//     directory of the pod's in the system's temporary directory, so that a
+//     Unix socket in one has a path short enough (emptyDir and every other
+//     kind alike, all empty at first).
 //   - Paths: a command, argument or env value that is a container path
 //     under a volumeMount (or the mount path itself) is rewritten to the
 //     volume's directory; one that names a file of the image is rewritten to
@@ -50,10 +52,17 @@
 //     --termination-log) since /dev/termination-log cannot be bind-mounted
 //     here. With terminationMessagePolicy FallbackToLogsOnError an empty
 //     message after a failure is the log's tail.
-//   - Credentials: a pod whose ServiceAccount token is automounted gets
-//     KUBECONFIG, a kubeconfig with a token of its ServiceAccount (from the
-//     TokenRequest API), instead of /var/run/secrets/... and
-//     KUBERNETES_SERVICE_HOST: the process acts with the pod's own RBAC.
+//   - Credentials: a container that would find a token at
+//     /var/run/secrets/kubernetes.io/serviceaccount gets KUBECONFIG, a
+//     kubeconfig with that token, instead of the file and
+//     KUBERNETES_SERVICE_HOST: a projected token of the pod's account (from
+//     the TokenRequest API, bound to the pod) or a token Secret's, for a
+//     volume mounted there, else the automounted token of the pod's
+//     account unless the pod opts out. Other containers get none.
+//   - Native sidecars (init containers with restartPolicy Always) start in
+//     their turn and run beside the main containers, restarted whenever
+//     they exit; when the pod stops, they get SIGTERM once the main
+//     containers have ended.
 //   - Environment: PATH and HOSTNAME (the pod name) besides the above; no
 //     Service links. The Node's address is 127.0.0.1; each pod gets an
 //     address of PodCIDR (Endpoints refuse loopback ones) that nothing
@@ -65,8 +74,8 @@
 //     with them (in a mount namespace of its own: Linux, CAP_SYS_ADMIN).
 //   - Ignored: resources, securityContext, probes (a running container is
 //     ready), lifecycle hooks, envFrom and valueFrom other than fieldRef
-//     (the container then fails with CreateContainerConfigError), init
-//     containers with restartPolicy Always (run as plain init containers).
+//     (the container then fails with CreateContainerConfigError); the next
+//     init container starts as soon as a sidecar's process has started.
 //
 // Each container's output is appended to LogDir()/NAMESPACE/POD/CONTAINER.log,
 // kept after the pod is gone, for the test to show.

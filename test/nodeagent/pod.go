@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,7 +21,8 @@ const NodeIP = "127.0.0.1"
 type podRun struct {
 	a      *Agent
 	pod    *corev1.Pod // as first seen: the spec cannot change
-	dir    string      // volumes, termination messages, kubeconfig
+	dir    string      // termination messages, kubeconfigs
+	volDir string      // volumes, short enough for a Unix socket's path in them
 	logDir string
 	ip     string // the pod's IP, which nothing listens on
 
@@ -32,8 +34,10 @@ type podRun struct {
 	statusRun chan struct{} // closed when the status writer has ended
 
 	mu          sync.Mutex
-	latest      *corev1.Pod // as last seen
-	kubeconfig  string
+	latest      *corev1.Pod       // as last seen
+	kubeconfigs map[string]string // by container name; none: no credentials
+	sidecarStop chan struct{}     // closed once the main containers ended, in a stopping pod
+	sidecars    sync.WaitGroup
 	initCtrs    []*ctr
 	ctrs        []*ctr
 	initialized bool
@@ -44,23 +48,27 @@ type podRun struct {
 
 // ctr is one container's status as the agent keeps it.
 type ctr struct {
-	spec   *corev1.Container
-	status corev1.ContainerStatus
-	final  bool // terminated and not to be restarted
+	spec    *corev1.Container
+	status  corev1.ContainerStatus
+	final   bool // terminated and not to be restarted
+	sidecar bool // an init container with restartPolicy Always
 }
 
 func newPodRun(a *Agent, p *corev1.Pod) *podRun {
 	r := &podRun{a: a, pod: p.DeepCopy(), latest: p.DeepCopy(),
 		dir: filepath.Join(a.cfg.Dir, "pods", string(p.UID)), ip: a.podIP(),
+		volDir:   filepath.Join(os.TempDir(), "nav-"+string(p.UID)),
 		logDir:   filepath.Join(a.LogDir(), p.Namespace, p.Name),
-		stopping: make(chan struct{}), killNow: make(chan struct{}), dirty: make(chan struct{}, 1), statusRun: make(chan struct{}),
+		stopping: make(chan struct{}), sidecarStop: make(chan struct{}), killNow: make(chan struct{}), dirty: make(chan struct{}, 1), statusRun: make(chan struct{}),
 		startTime: metav1.Now()}
 	waiting := func(c *corev1.Container) *ctr {
 		return &ctr{spec: c, status: corev1.ContainerStatus{Name: c.Name, Image: c.Image,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}}}
 	}
 	for i := range r.pod.Spec.InitContainers {
-		r.initCtrs = append(r.initCtrs, waiting(&r.pod.Spec.InitContainers[i]))
+		c := waiting(&r.pod.Spec.InitContainers[i])
+		c.sidecar = isSidecar(c.spec)
+		r.initCtrs = append(r.initCtrs, c)
 	}
 	for i := range r.pod.Spec.Containers {
 		r.ctrs = append(r.ctrs, waiting(&r.pod.Spec.Containers[i]))
@@ -126,6 +134,7 @@ func (r *podRun) run() {
 		close(done)
 		<-r.statusRun
 		_ = os.RemoveAll(r.dir)
+		_ = os.RemoveAll(r.volDir)
 		r.mu.Lock()
 		gone := r.isGone
 		r.mu.Unlock()
@@ -155,13 +164,41 @@ func (r *podRun) run() {
 	}
 	r.changed()
 	<-r.stopping
+	// As the kubelet does, sidecars stop once the main containers ended.
+	close(r.sidecarStop)
+	r.sidecars.Wait()
 	// Every process has ended (each runContainer waited for its own).
 }
 
-// prepare makes the pod's directories and its kubeconfig.
+// isSidecar reports whether c is a native sidecar: an init container that
+// runs beside the main containers.
+func isSidecar(c *corev1.Container) bool {
+	return c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopOf is what stops container c: the pod's stop, or for a sidecar the
+// end of the main containers after it.
+func (r *podRun) stopOf(c *ctr) <-chan struct{} {
+	if c.sidecar {
+		return r.sidecarStop
+	}
+	return r.stopping
+}
+
+// prepare makes the pod's directories and its containers' kubeconfigs.
 func (r *podRun) prepare() error {
 	for _, v := range r.pod.Spec.Volumes {
-		if err := os.MkdirAll(filepath.Join(r.dir, "volumes", v.Name), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(r.volDir, v.Name), 0o755); err != nil {
 			return err
 		}
 	}
@@ -170,12 +207,12 @@ func (r *podRun) prepare() error {
 			return err
 		}
 	}
-	path, err := r.writeKubeconfig(r.a.ctx)
+	kubeconfigs, err := r.credentials(r.a.ctx)
 	if err != nil {
 		return err
 	}
 	r.mu.Lock()
-	r.kubeconfig = path
+	r.kubeconfigs = kubeconfigs
 	r.mu.Unlock()
 	return nil
 }
@@ -184,6 +221,12 @@ func (r *podRun) prepare() error {
 // good or the pod stopped first.
 func (r *podRun) runInit() bool {
 	for _, c := range r.initCtrs {
+		if c.sidecar {
+			// Started, not waited for (the agent has no startup probes).
+			r.sidecars.Add(1)
+			go func() { defer r.sidecars.Done(); r.runContainer(c, false) }()
+			continue
+		}
 		if !r.runContainer(c, true) {
 			if !r.stopped() {
 				r.mu.Lock()
@@ -206,9 +249,12 @@ func (r *podRun) runInit() bool {
 // is done for good or the pod stops. It reports whether the container's
 // last run exited 0.
 func (r *podRun) runContainer(c *ctr, init bool) bool {
+	stop := r.stopOf(c)
 	for {
-		if r.stopped() {
+		select {
+		case <-stop:
 			return false
+		default:
 		}
 		t, waitReason := r.runOnce(c)
 		if t == nil {
@@ -218,10 +264,10 @@ func (r *podRun) runContainer(c *ctr, init bool) bool {
 			c.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: waitReason.reason, Message: waitReason.message}}
 			r.mu.Unlock()
 			r.changed()
-			<-r.stopping
+			<-stop
 			return false
 		}
-		restart := !r.stopped() && shouldRestart(r.pod, c.spec, t.ExitCode, init)
+		restart := !isClosed(stop) && shouldRestart(r.pod, c.spec, t.ExitCode, init)
 		r.mu.Lock()
 		c.status.State = corev1.ContainerState{Terminated: t}
 		c.status.Ready = false
@@ -241,7 +287,7 @@ func (r *podRun) runContainer(c *ctr, init bool) bool {
 		r.changed()
 		select {
 		case <-time.After(delay):
-		case <-r.stopping:
+		case <-stop:
 			return false
 		}
 		r.mu.Lock()
@@ -277,20 +323,71 @@ func shouldRestart(pod *corev1.Pod, c *corev1.Container, code int32, init bool) 
 	}
 }
 
-// writeKubeconfig writes a kubeconfig with a token of the pod's
-// ServiceAccount, unless the pod does not automount one; "" then.
-func (r *podRun) writeKubeconfig(ctx context.Context) (string, error) {
+// tokenMountPath is where a container finds its ServiceAccount token.
+const tokenMountPath = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+// credentials writes a kubeconfig for each container that would find a
+// token at tokenMountPath, as the kubelet mounts them: the container's own
+// volume there (a projected ServiceAccount token of the pod's account, or
+// a ServiceAccount token Secret), else the automounted token of the pod's
+// account, unless the pod opts out.
+func (r *podRun) credentials(ctx context.Context) (map[string]string, error) {
 	spec := r.pod.Spec
-	if spec.AutomountServiceAccountToken != nil && !*spec.AutomountServiceAccountToken {
-		return "", nil
-	}
 	sa := spec.ServiceAccountName
 	if sa == "" {
 		sa = "default"
 	}
-	token, err := r.a.token(ctx, r.pod, sa)
-	if err != nil {
-		return "", err
+	volumes := map[string]corev1.Volume{}
+	for _, v := range spec.Volumes {
+		volumes[v.Name] = v
 	}
-	return writeKubeconfig(filepath.Join(r.dir, "kubeconfig"), r.a.cfg.RestConfig, token)
+	automount := spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken
+	written := map[string]string{} // by token source
+	out := map[string]string{}
+	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
+		source := ""
+		if automount {
+			source = "sa"
+		}
+		for _, m := range c.VolumeMounts {
+			if filepath.Clean(m.MountPath) != tokenMountPath {
+				continue
+			}
+			source = ""
+			v := volumes[m.Name]
+			switch {
+			case v.Secret != nil:
+				source = "secret/" + v.Secret.SecretName
+			case v.Projected != nil:
+				for _, p := range v.Projected.Sources {
+					if p.ServiceAccountToken != nil {
+						source = "sa"
+					}
+				}
+			}
+		}
+		if source == "" {
+			continue
+		}
+		if path, ok := written[source]; ok {
+			out[c.Name] = path
+			continue
+		}
+		var token string
+		var err error
+		if name, ok := strings.CutPrefix(source, "secret/"); ok {
+			token, err = r.a.secretToken(ctx, r.pod.Namespace, name)
+		} else {
+			token, err = r.a.token(ctx, r.pod, sa)
+		}
+		if err != nil {
+			return nil, err
+		}
+		path, err := writeKubeconfig(filepath.Join(r.dir, "kubeconfig-"+strings.ReplaceAll(source, "/", "-")), r.a.cfg.RestConfig, token)
+		if err != nil {
+			return nil, err
+		}
+		written[source], out[c.Name] = path, path
+	}
+	return out, nil
 }

@@ -43,7 +43,10 @@ type Report struct {
 	MXConfig string            `json:"mxConfig,omitempty"`
 	DMLC     map[string]string `json:"dmlc,omitempty"`
 	PID      int               `json:"pid"`
-	Time     time.Time         `json:"time"`
+	// Credentials the process could use against the API server: a
+	// KUBECONFIG file (the node agent's form of a token) or the token file.
+	Credentials []string  `json:"credentials,omitempty"`
+	Time        time.Time `json:"time"`
 }
 
 type role struct {
@@ -84,9 +87,24 @@ func main() {
 	os.Exit(run(o))
 }
 
+// credentials lists the API credentials the process can read.
+func credentials() []string {
+	var out []string
+	if p := os.Getenv("KUBECONFIG"); p != "" {
+		if _, err := os.ReadFile(p); err == nil {
+			out = append(out, "KUBECONFIG="+p)
+		}
+	}
+	const token = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+	if _, err := os.ReadFile(token); err == nil {
+		out = append(out, token)
+	}
+	return out
+}
+
 func run(o options) int {
 	rep := Report{Pod: os.Getenv("POD_NAME"), PID: os.Getpid(), Time: time.Now().UTC(),
-		TFConfig: os.Getenv("TF_CONFIG"), MXConfig: os.Getenv("MX_CONFIG")}
+		TFConfig: os.Getenv("TF_CONFIG"), MXConfig: os.Getenv("MX_CONFIG"), Credentials: credentials()}
 	problem := func(format string, args ...any) { rep.Problems = append(rep.Problems, fmt.Sprintf(format, args...)) }
 	typ, index, err := identity(o.job, rep.Pod)
 	if err != nil {

@@ -30,6 +30,19 @@ user's fields with toJson, tfgen's as literals.
 {{- fail (printf "replica type %s: container %q has no command, so it would run in sidecar mode, which needs container restart rules (Kubernetes 1.35 or later), but the target is Kubernetes %s; give the container a command, map its image with --image-entrypoints, or target a newer Kubernetes (--kube-version)" $type $tc.name $ctx.kubeVersion) }}
 {{- end }}
 
+{{- if and (not $sidecar) (semverCompare "<1.29-0" $ctx.kubeVersion) }}
+{{- fail (printf "replica type %s: wrap mode runs tfsupervisor's API-facing half as a native sidecar (an init container with restartPolicy Always, Kubernetes 1.29 or later), but the target is Kubernetes %s; target a newer Kubernetes (--kube-version)" $type $ctx.kubeVersion) }}
+{{- end }}
+{{- /* The job's API token reaches tfsupervisor's own container only, never
+       the training container: the job's ServiceAccount's bound token when
+       the pod runs as it, else (the template names the user's account, kept
+       for the training container) the job account's token Secret. */}}
+{{- $userSA := get $ps "serviceAccountName" | default (get $ps "serviceAccount") }}
+{{- $tokenVol := printf `{"name":"tfgen-token","projected":{"defaultMode":420,"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}},{"configMap":{"items":[{"key":"ca.crt","path":"ca.crt"}],"name":"kube-root-ca.crt"}},{"downwardAPI":{"items":[{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.namespace"},"path":"namespace"}]}}]}}` }}
+{{- if $userSA }}{{ $tokenVol = printf `{"name":"tfgen-token","secret":{"defaultMode":420,"secretName":"%s-tfjob-token"}}` $job.name }}{{ end }}
+{{- $apiMounts := `{"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount","name":"tfgen-token","readOnly":true}` }}
+{{- $socket := "/tfgen/run/supervisor.sock" }}
+
 {{- /* tfsupervisor flags (docs/contract.md): the job's, then this replica type's. */}}
 {{- $policy := get $spec "restartPolicy" | default "Never" }}
 {{- $flags := printf `%s,"--replica-type","%s","--restart-policy","%s"` $ctx.flags $t $policy }}
@@ -106,7 +119,7 @@ user's fields with toJson, tfgen's as literals.
 {{- else if or (eq $policy "OnFailure") (eq $policy "Always") }},"restartPolicyRules":[{"action":"Restart","exitCodes":{"operator":"NotIn","values":[0]}}]
 {{- end }},{{ omit $c "env" "volumeMounts" "restartPolicy" "restartPolicyRules" | toJson | trimPrefix "{" }}
 {{- else -}}
-{"env":[{{ $envText }}],"volumeMounts":[{{ $mountText }}],"command":["/tfgen/bin/tfsupervisor","run",{{ $flags }},"--",{{ toJson $c.command | trimPrefix "[" }},{{ omit $c "env" "volumeMounts" "command" | toJson | trimPrefix "{" }}
+{"env":[{{ $envText }}],"volumeMounts":[{{ $mountText }},{"mountPath":"/tfgen/run","name":"tfgen-run"}],"command":["/tfgen/bin/tfsupervisor","run",{{ $flags }},"--socket","{{ $socket }}","--",{{ toJson $c.command | trimPrefix "[" }},{{ omit $c "env" "volumeMounts" "command" | toJson | trimPrefix "{" }}
 {{- end }}
 {{- else if or $gpuEnv $gpuMounts -}}
 {"env":[{{ with $env }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end }}{{ if $env }}{{ $gpuEnv }}{{ else }}{{ trimPrefix "," $gpuEnv }}{{ end }}],"volumeMounts":[{{ with $mounts }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end }}{{ if $mounts }}{{ $gpuMounts }}{{ else }}{{ trimPrefix "," $gpuMounts }}{{ end }}],{{ omit $c "env" "volumeMounts" | toJson | trimPrefix "{" }}
@@ -115,15 +128,25 @@ user's fields with toJson, tfgen's as literals.
 {{- end }}
 
 {{- if $sidecar -}}
-,{"command":["/tfsupervisor","watch",{{ $flags }},"--container",{{ toJson $tc.name }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor",{{ $own }}}
+,{"command":["/tfsupervisor","watch",{{ $flags }},"--container",{{ toJson $tc.name }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor",{{ $own }},"volumeMounts":[{{ $apiMounts }}]}
 {{- end -}}
 ],"initContainers":[{"command":["/tfsupervisor","install","/tfgen/bin"],"image":{{ $ctx.image }},"name":"tfgen-install",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/bin","name":"tfgen-bin"}]}
+{{- /* Sidecar mode: the kubelet runs the image's entrypoint, so before it
+       does, tfgen-hold checks that the replica may train (a pod recreated
+       after the job ended waits here). Wrap mode: tfsupervisor's
+       API-facing half, a native sidecar relaying the wrapper's reports. */}}
+{{- if $sidecar -}}
+,{"command":["/tfsupervisor","hold",{{ $flags }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfgen-hold",{{ $own }},"volumeMounts":[{{ $apiMounts }}]}
+{{- else -}}
+,{"command":["/tfsupervisor","watch",{{ $flags }},"--socket","{{ $socket }}"],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor","restartPolicy":"Always",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/run","name":"tfgen-run"},{{ $apiMounts }}]}
+{{- end }}
 {{- with get $ps "initContainers" }},{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end -}}
-],"volumes":[{{ with $userVols }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }},{{ end }}{{ $gpuVols }}{"emptyDir":{"sizeLimit":"64Mi"},"name":"tfgen-bin"}],"restartPolicy":"Always"
-{{- if not (pick $ps "serviceAccountName" "serviceAccount") }},"serviceAccountName":"{{ $job.name }}-tfjob"{{ end }}
+],"volumes":[{{ with $userVols }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }},{{ end }}{{ $gpuVols }}{"emptyDir":{"sizeLimit":"64Mi"},"name":"tfgen-bin"}
+{{- if not $sidecar }},{"emptyDir":{"medium":"Memory","sizeLimit":"1Mi"},"name":"tfgen-run"}{{ end }},{{ $tokenVol }}],"restartPolicy":"Always"
+{{- if not $userSA }},"serviceAccountName":"{{ $job.name }}-tfjob","automountServiceAccountToken":false{{ end }}
 {{- if and $ctx.schedulerName (not (get $ps "schedulerName")) }},"schedulerName":{{ toJson $ctx.schedulerName }}{{ end }}
 {{- if and $ctx.priorityClass (not (get $ps "priorityClassName")) }},"priorityClassName":{{ toJson $ctx.priorityClass }}{{ end }}
 {{- if and $ctx.schedulingGroup (not (get $ps "schedulingGroup")) }},"schedulingGroup":{"podGroupName":{{ toJson $ctx.schedulingGroup }}}{{ end }}
-{{- with omit $ps "containers" "initContainers" "volumes" "restartPolicy" }},{{ toJson . | trimPrefix "{" | trimSuffix "}" }}{{ end -}}
+{{- with omit $ps "containers" "initContainers" "volumes" "restartPolicy" (ternary "" "automountServiceAccountToken" (not (empty $userSA))) }},{{ toJson . | trimPrefix "{" | trimSuffix "}" }}{{ end -}}
 }}
 {{- end }}

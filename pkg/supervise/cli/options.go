@@ -28,6 +28,7 @@ type options struct {
 	successPolicy, successReplica, cleanPodPolicy     string
 	ttlAfterFinished                                  string
 	terminationLog                                    string
+	socket                                            string
 }
 
 // AddFlags registers the flags on fs.
@@ -51,6 +52,7 @@ func (o *options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ttlAfterFinished, "ttl-after-finished", "", "stop every replica this long after the job ended (empty: never)")
 	fs.DurationVar(&o.gracePeriod, "grace-period", 30*time.Second, "SIGTERM to SIGKILL of the training process group")
 	fs.StringVar(&o.terminationLog, "termination-log", "/dev/termination-log", "where to write the termination message (empty: nowhere)")
+	fs.StringVar(&o.socket, "socket", "", "Unix socket of the supervisor's sidecar: run reports through it, watch serves it (wrap mode in a pod)")
 }
 
 // limit is a count flag that is unset (no limit) until given: a number of

@@ -49,6 +49,6 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(stderr), newWatchCmd(stderr), newInstallCmd(stdout), newVersionCmd(stdout))
+	root.AddCommand(newRunCmd(stderr), newWatchCmd(stderr), newInstallCmd(stdout), newVersionCmd(stdout), newHoldCmd(stderr))
 	return root
 }

@@ -22,6 +22,11 @@ handled by --restart-policy, with --restart-backoff between restarts, at most
 --active-deadline. tfsupervisor exits with CMD's last exit code (128+n after
 signal n, 127 when CMD is not found, 126 when it cannot be run).
 
+With --socket (wrap mode in a pod, as tfgen renders it) the training
+container holds no API credentials: every report goes over the Unix socket
+to tfsupervisor watch --socket, the pod's native sidecar, which publishes
+it on the pod and sends back the job's status.
+
 A replica whose job has ended, or which has already succeeded, does not train
 again: it idles until SIGTERM and exits 0.
 
@@ -63,7 +68,12 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	if err != nil {
 		return err
 	}
-	d, err := connect(ctx, cfg, stderr)
+	var d *deps
+	if o.socket != "" {
+		d, err = relayed(ctx, cfg, o.socket, stderr)
+	} else {
+		d, err = connect(ctx, cfg, true, stderr)
+	}
 	if err != nil {
 		return err
 	}
@@ -71,7 +81,7 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	// In a pod the supervisor stays once its replica is done: the kubelet
 	// would only start it again, and it may host the job's keeper.
 	sup := &supervise.Supervisor{Config: cfg, Runner: proc.GatedRunner{Runner: proc.NewRunner(cfg.Logf), Ready: ready}, Store: d.store,
-		Reporter: d.reporter, Teardown: d.teardown, Signals: sigs, Previous: d.previous, Linger: d.client != nil}
+		Reporter: d.reporter, Teardown: d.teardown, Signals: sigs, Previous: d.previous, Linger: d.inPod}
 	res := sup.Run(ctx, supervise.Command{Args: args, Env: env})
 	stopKeeper()
 	if err := writeTermination(o.terminationLog, res); err != nil {

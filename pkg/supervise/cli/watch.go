@@ -6,11 +6,13 @@ import (
 	"io"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tfgen/tfgen/pkg/kube"
 	"github.com/tfgen/tfgen/pkg/supervise"
+	"github.com/tfgen/tfgen/pkg/supervise/relay"
 )
 
 const watchLong = `Follow the training container of this pod (sidecar mode), for training
@@ -24,15 +26,24 @@ deadline, backoffLimit), while the kubelet restarts the container by its
 restart policy. It keeps running after the training container finished, so
 the pod stays and nothing trains again, until SIGTERM.
 
-Example:
+With --socket instead of --container, it is the API-facing half of a
+wrap-mode replica (the pod's native sidecar): tfsupervisor run --socket in
+the training container sends it every report, and it publishes them on the
+pod, sends back the job's status, and hosts the job's keeper in the keeper's
+replica. On SIGTERM it serves on until the training container hangs up, at
+most --grace-period.
+
+Examples:
   tfsupervisor watch --job mnist --roles ps:1:2222,worker:2:2222 \
-      --replica-type worker --restart-policy OnFailure --container tensorflow`
+      --replica-type worker --restart-policy OnFailure --container tensorflow
+  tfsupervisor watch --job mnist --roles worker:2:2222 --replica-type worker \
+      --socket /tfgen/run/supervisor.sock`
 
 func newWatchCmd(stderr io.Writer) *cobra.Command {
 	o := &options{}
 	var container string
 	cmd := &cobra.Command{
-		Use:   "watch [flags] --container NAME",
+		Use:   "watch [flags] --container NAME | --socket PATH",
 		Short: "Follow the training container from beside it (sidecar mode)",
 		Long:  watchLong,
 		Args:  cobra.NoArgs,
@@ -40,8 +51,11 @@ func newWatchCmd(stderr io.Writer) *cobra.Command {
 			if err := fromEnv(c.Flags()); err != nil {
 				return err
 			}
-			if container == "" {
-				return errors.New("watch needs --container")
+			switch {
+			case (container == "") == (o.socket == ""):
+				return errors.New("watch needs one of --container (sidecar mode) and --socket (wrap mode)")
+			case o.socket != "":
+				return o.serve(c.Context(), stderr)
 			}
 			return o.watch(c.Context(), container, stderr)
 		},
@@ -58,7 +72,7 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	d, err := connect(ctx, cfg, stderr)
+	d, err := connect(ctx, cfg, true, stderr)
 	if err != nil {
 		return err
 	}
@@ -76,6 +90,52 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 	}
 	return nil
 }
+
+// serve is wrap mode's sidecar: it relays the training container's reports
+// to the API server and the job's status back, runs the keeper in the
+// keeper's replica, and the TTL after finishing.
+func (o *options) serve(ctx context.Context, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	cfg, err := o.Config(podIdentity())
+	if err != nil {
+		return err
+	}
+	d, err := connect(ctx, cfg, true, stderr)
+	if err != nil {
+		return err
+	}
+	if d.client == nil {
+		return errors.New("watch --socket publishes through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
+	}
+	ln, err := relay.Listen(o.socket)
+	if err != nil {
+		return err
+	}
+	stopKeeper := d.keep(ctx)
+	ttlDone := make(chan struct{})
+	go func() {
+		defer close(ttlDone)
+		supervise.RunTTL(ctx, cfg, d.store, d.reporter, d.teardown)
+	}()
+	srv := &relay.Server{Store: d.store, Reporter: d.reporter, Previous: d.previous, Drain: cfg.GracePeriod + drainMargin, Logf: cfg.Logf}
+	srv.Serve(ctx, ln)
+	<-ttlDone
+	stopKeeper()
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+	defer cancel()
+	if err := d.reporter.Flush(fctx); err != nil {
+		cfg.Logf("deliver reports: %v", err)
+	}
+	return nil
+}
+
+// drainMargin is what the sidecar waits, beyond the training process's
+// grace period, for the training container's last report.
+const drainMargin = 5 * time.Second
+
+// flushTimeout bounds the delivery of the last reports.
+const flushTimeout = 10 * time.Second
 
 // containerStatuses picks container's status out of each pod.
 func containerStatuses(ctx context.Context, pods <-chan *kube.Pod, container string) <-chan supervise.ContainerStatus {

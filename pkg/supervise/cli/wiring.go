@@ -17,6 +17,7 @@ import (
 	"github.com/tfgen/tfgen/pkg/supervise"
 	"github.com/tfgen/tfgen/pkg/supervise/board"
 	"github.com/tfgen/tfgen/pkg/supervise/podwatch"
+	"github.com/tfgen/tfgen/pkg/supervise/relay"
 	"github.com/tfgen/tfgen/pkg/supervise/report"
 	"github.com/tfgen/tfgen/pkg/supervise/teardown"
 )
@@ -33,17 +34,19 @@ type deps struct {
 	reporter supervise.Reporter
 	teardown supervise.Teardown
 	previous *record.Replica // the replica's record as its pod carries it
-	client   *kube.Client    // nil when standalone
+	client   *kube.Client    // nil when standalone or relayed
 	keeper   *supervise.Keeper
+	inPod    bool // supervising in a pod: the replica lingers when done
 }
 
 // podReadTimeout bounds the wait for the replica's own pod at start.
 const podReadTimeout = time.Minute
 
 // connect wires the record, reporter, teardown and, in the keeper's
-// replica, the keeper: through the API server when there is one, else in
-// memory and on stderr (with a keeper of this replica alone).
-func connect(ctx context.Context, cfg *supervise.Config, stderr io.Writer) (*deps, error) {
+// replica when keep is set, the keeper: through the API server when there
+// is one, else in memory and on stderr (with a keeper of this replica
+// alone).
+func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Writer) (*deps, error) {
 	log := &report.Log{W: stderr, Replica: cfg.Self.String()}
 	rc, err := kube.LoadConfig()
 	if err != nil {
@@ -75,11 +78,11 @@ func connect(ctx context.Context, cfg *supervise.Config, stderr io.Writer) (*dep
 		return &record.ConfigMap{Client: client, Watcher: client, Namespace: cfg.Namespace, Name: cfg.Job, Logf: cfg.Logf}
 	}
 	reporters := report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, labels, cfg.Logf)}
-	d := &deps{store: store(), teardown: &teardown.Scaler{Client: client, Namespace: cfg.Namespace, Job: cfg.Job, Logf: cfg.Logf}, client: client}
+	d := &deps{store: store(), teardown: &teardown.Scaler{Client: client, Namespace: cfg.Namespace, Job: cfg.Job, Logf: cfg.Logf}, client: client, inPod: true}
 	if rec, ok := record.ReplicaFromAnnotations(pod.Annotations); ok {
 		d.previous = &rec
 	}
-	if cfg.IsKeeper() {
+	if keep && cfg.IsKeeper() {
 		pods := podwatch.Start(ctx, client, cfg.Namespace, cfg.Job, cfg.Logf)
 		reporters = append(reporters, pods.Reporter(cfg.Pod))
 		events := report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, nil, cfg.Logf)}
@@ -87,6 +90,22 @@ func connect(ctx context.Context, cfg *supervise.Config, stderr io.Writer) (*dep
 	}
 	d.reporter = reporters
 	return d, nil
+}
+
+// relayTimeout bounds the wait for the sidecar's socket at start (the
+// kubelet starts the sidecar first, but need not wait for it to listen).
+const relayTimeout = time.Minute
+
+// relayed wires the record and reporter through the sidecar at socket:
+// the training container's supervisor holds no API credentials.
+func relayed(ctx context.Context, cfg *supervise.Config, socket string, stderr io.Writer) (*deps, error) {
+	dctx, cancel := context.WithTimeout(ctx, relayTimeout)
+	defer cancel()
+	c, prev, err := relay.Dial(dctx, socket, cfg.Logf)
+	if err != nil {
+		return nil, err
+	}
+	return &deps{store: c, reporter: report.Multi{&report.Log{W: stderr, Replica: cfg.Self.String()}, c}, previous: prev, inPod: true}, nil
 }
 
 // ownPod reads the replica's pod, retrying errors but NotFound and
