@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -27,6 +28,8 @@ var types = map[schema.GroupVersionKind]reflect.Type{
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"}: reflect.TypeFor[rbacv1.RoleBinding](),
 	VolcanoPodGroup:          reflect.TypeFor[VolcanoGroup](),
 	SchedulerPluginsPodGroup: reflect.TypeFor[CoschedulingGroup](),
+	{Group: "scheduling.k8s.io", Version: "v1beta1", Kind: "Workload"}: reflect.TypeFor[schedulingv1beta1.Workload](),
+	{Group: "scheduling.k8s.io", Version: "v1beta1", Kind: "PodGroup"}: reflect.TypeFor[schedulingv1beta1.PodGroup](),
 }
 
 // Object strictly decodes o into its Go type, without keeping the result,

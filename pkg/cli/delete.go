@@ -14,7 +14,7 @@ import (
 const deleteLong = `Delete every object of a job, found by its labels
 (app.kubernetes.io/instance=JOB, app.kubernetes.io/managed-by=tfgen):
 StatefulSets first, so that no pod comes back, then the TensorBoard
-Deployment, pods, Services, PodGroups (where their CRDs are installed), the
+Deployment, pods, Services, PodGroups and Workloads (where served), the
 RoleBinding, Role and ServiceAccount, and the record ConfigMap last. It then
 waits until they are all gone, up to --timeout.
 

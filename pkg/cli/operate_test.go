@@ -63,12 +63,15 @@ func TestPrinters(t *testing.T) {
 		if j.Status.HasSucceeded("worker", 0) {
 			w0 = record.StateSucceeded
 		}
-		v := &operate.View{Name: j.Name, Namespace: j.Namespace, State: j.State(), Status: *j.Status, Replicas: []operate.Replica{
+		v, err := operate.NewView(j, []operate.Replica{
 			{Name: "ps-0", Type: "ps", State: record.StateRunning, Reason: "Started", Pod: j.Name + "-ps-0", Phase: "Running", Node: "n1"},
 			{Name: "worker-0", Type: "worker", State: w0, Restarts: 2, LastExitCode: ptr[int32](137),
 				Pod: j.Name + "-worker-0", Phase: "Running", Node: "n2"},
 			{Name: "worker-1", Type: "worker", Index: 1, Reason: "ErrImagePull", Pod: j.Name + "-worker-1", Phase: "Pending"},
-		}}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		b.Reset()
 		if err := printStatus(&b, v, now); err != nil {
 			t.Fatal(err)

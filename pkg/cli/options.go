@@ -35,7 +35,7 @@ func (o *inputOptions) AddFlags(fs *pflag.FlagSet) {
 }
 
 // gangSchedulers are the values of --gang-scheduler.
-var gangSchedulers = []string{"volcano", "scheduler-plugins", "kueue"}
+var gangSchedulers = []string{"volcano", "scheduler-plugins", "kueue", "kubernetes"}
 
 // Validate checks the flags.
 func (o *inputOptions) Validate() error {

@@ -78,6 +78,10 @@ func (l *loader) decode(doc input.Document) (unit, bool) {
 		return unit{doc: doc}, true
 	}
 	j := res.Job
+	if doc.Finished != "" {
+		l.warnings = append(l.warnings, fmt.Sprintf("%s: %s %s: the job had finished (%s) where it was read from; applying it runs it again",
+			doc.Name(), j.Source.Kind, j.Name, doc.Finished))
+	}
 	entrypoints.Apply(j, l.eps)
 	if l.o.GangScheduler != "" {
 		if j.Scheduler == nil {

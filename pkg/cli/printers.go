@@ -77,11 +77,11 @@ func printList(w io.Writer, jobs []*operate.Job, allNamespaces bool, now time.Ti
 // printStatus writes view v as a report: the job, its conditions, its
 // replica counts per type and its replicas.
 func printStatus(w io.Writer, v *operate.View, now time.Time) error {
-	s := &v.Status
+	s := &v.Status.Status
 	tw := newTable(w)
-	row(tw, "Name:", v.Name)
-	row(tw, "Namespace:", v.Namespace)
-	row(tw, "State:", v.State)
+	row(tw, "Name:", v.Metadata.Name)
+	row(tw, "Namespace:", v.Metadata.Namespace)
+	row(tw, "State:", v.Status.State)
 	row(tw, "Start Time:", timeAgo(s.StartTime, now))
 	row(tw, "Completion Time:", timeAgo(s.CompletionTime, now))
 	if s.StartTime != nil {
@@ -118,11 +118,11 @@ func printStatus(w io.Writer, v *operate.View, now time.Time) error {
 			return err
 		}
 	}
-	if len(v.Replicas) > 0 {
+	if len(v.Status.Replicas) > 0 {
 		fmt.Fprintln(w)
 		tw = newTable(w)
 		row(tw, "REPLICA", "STATE", "RESTARTS", "EXIT CODE", "REASON", "POD", "PHASE", "NODE")
-		for _, r := range v.Replicas {
+		for _, r := range v.Status.Replicas {
 			code := "-"
 			if r.LastExitCode != nil {
 				code = strconv.Itoa(int(*r.LastExitCode))

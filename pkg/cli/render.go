@@ -181,7 +181,11 @@ func renderUnit(r *render.Renderer, u unit, settings job.Settings) ([]output.Ite
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", u.doc.Name(), u.doc.Line, err)
 		}
-		return []output.Item{{Object: obj, Raw: u.doc.Raw}}, nil
+		raw := u.doc.Raw
+		if u.doc.Item > 0 {
+			raw = nil // a List item is JSON, written as the output is
+		}
+		return []output.Item{{Object: obj, Raw: raw}}, nil
 	}
 	if err := envSize(u.job, settings); err != nil {
 		return nil, err

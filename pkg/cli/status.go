@@ -19,7 +19,10 @@ the record ConfigMap (conditions, replicaStatuses, startTime,
 completionTime, restarts) and, for each replica, its state, restarts, last
 exit code and reason, with its pod, the pod's phase and its node.
 
--o yaml and -o json print the same as data. --watch prints the status again
+-o yaml and -o json print the job as data shaped like a Kubeflow TFJob
+(apiVersion kubeflow.org/v1, kind, metadata, spec, status with conditions
+and replicaStatuses), with the condition Created from the moment its
+objects exist; the replicas are under status.replicas. --watch prints the status again
 whenever the record or a pod of the job changes, until the job ends; it then
 exits with status 0 if the job succeeded and 1 if it failed, so a CI
 pipeline can wait on it.

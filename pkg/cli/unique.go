@@ -14,20 +14,24 @@ import (
 type origin struct {
 	file      string
 	line, doc int
+	item      int    // from 1 in a v1 List, else 0
 	job       string // "TFJob mnist", or "" for a pass-through document
 }
 
 func originOf(doc input.Document, j *job.Job) origin {
-	o := origin{file: doc.Name(), line: doc.Line, doc: doc.Index + 1}
+	o := origin{file: doc.Name(), line: doc.Line, doc: doc.Index + 1, item: doc.Item}
 	if j != nil {
 		o.job = j.Source.Kind + " " + j.Name
 	}
 	return o
 }
 
-// String prints "FILE:LINE (document N[, KIND NAME])".
+// String prints "FILE:LINE (document N[, item M][, KIND NAME])".
 func (o origin) String() string {
 	where := fmt.Sprintf("%s:%d (document %d", o.file, o.line, o.doc)
+	if o.item > 0 {
+		where += fmt.Sprintf(", item %d", o.item)
+	}
 	if o.job != "" {
 		where += ", " + o.job
 	}

@@ -23,8 +23,16 @@ type Document struct {
 	Index int
 	// Line is the line of File on which the document starts, from 1.
 	Line int
-	// Raw is the document's text as written.
+	// Raw is the document's text as written; for a List item, the item as
+	// JSON without its server-set fields.
 	Raw []byte
+	// Item is the position, from 1, of the document among the items of the
+	// v1 List it was expanded from (Index and File are the List's); 0 when
+	// it was no List item.
+	Item int
+	// Finished is "Succeeded" or "Failed" when the List item's status (now
+	// dropped) said so: the object was a job that had finished.
+	Finished string
 
 	// parsed caches what Split learnt parsing the document, so that JSON
 	// and DuplicateKeys do not parse it again; nil in documents built by hand.
@@ -138,6 +146,20 @@ func readFile(ctx context.Context, file string, stdin io.Reader, yield func(Docu
 		}
 		if err != nil && file == Stdin && !isInputError(err) {
 			err = fmt.Errorf("read standard input: %w", err)
+		}
+		if err == nil {
+			items, ok, err := expandList(d)
+			if ok {
+				if err != nil {
+					items = []Document{{}}
+				}
+				for _, it := range items {
+					if !yield(it, err) {
+						return false
+					}
+				}
+				continue
+			}
 		}
 		if !yield(d, err) {
 			return false

@@ -159,7 +159,8 @@ type SchedulingPolicy struct {
 
 // SchedulerSpec selects how the job's pods are scheduled.
 type SchedulerSpec struct {
-	// gang: "" (none), volcano, scheduler-plugins or kueue.
+	// gang: "" (none), volcano, scheduler-plugins, kueue or kubernetes
+	// (the Workload API, scheduling.k8s.io/v1beta1).
 	Gang string `json:"gang,omitempty"`
 	// schedulerName set on every pod when not empty (volcano sets its own).
 	SchedulerName string `json:"schedulerName,omitempty"`

@@ -23,7 +23,7 @@ type kind struct {
 
 // jobKinds are the kinds of a job's objects, in the order Delete removes
 // them: StatefulSets first, so that no pod comes back, the record last.
-// PodGroups are skipped where their CRD is not installed.
+// PodGroups and Workloads are skipped where their API is not served.
 var jobKinds = []kind{
 	{"statefulset.apps", schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}},
 	{"deployment.apps", schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}},
@@ -31,6 +31,8 @@ var jobKinds = []kind{
 	{"service", schema.GroupVersionResource{Version: "v1", Resource: "services"}},
 	{"podgroup.scheduling.volcano.sh", schema.GroupVersionResource{Group: "scheduling.volcano.sh", Version: "v1beta1", Resource: "podgroups"}},
 	{"podgroup.scheduling.x-k8s.io", schema.GroupVersionResource{Group: "scheduling.x-k8s.io", Version: "v1alpha1", Resource: "podgroups"}},
+	{"podgroup.scheduling.k8s.io", schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "podgroups"}},
+	{"workload.scheduling.k8s.io", schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "workloads"}},
 	{"rolebinding.rbac.authorization.k8s.io", schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}},
 	{"role.rbac.authorization.k8s.io", schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}},
 	{"secret", schema.GroupVersionResource{Version: "v1", Resource: "secrets"}}, // the job account's token, if any

@@ -2,6 +2,7 @@ package operate
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -9,23 +10,53 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
-// View is a job's status as `tfgen status -o yaml|json` prints it.
+// View is a job as `tfgen status -o yaml|json` prints it: shaped like a
+// Kubeflow TFJob (or MXJob) as `kubectl get tfjob -o yaml` prints it, so
+// that scripts written for the operator keep working.
 type View struct {
-	// name and namespace of the job.
+	// apiVersion is kubeflow.org/v1.
+	APIVersion string `json:"apiVersion"`
+	// kind is TFJob or MXJob.
+	Kind string `json:"kind"`
+	// metadata of the job.
+	Metadata ViewMeta `json:"metadata"`
+	// spec is the rendered job (spec.json) in Kubeflow's shape
+	// (tfReplicaSpecs, runPolicy, successPolicy...), with the replica
+	// counts `tfgen scale` set.
+	Spec map[string]any `json:"spec"`
+	// status is the record's, with tfgen's additions.
+	Status ViewStatus `json:"status"`
+}
+
+// ViewMeta is the job's metadata.
+type ViewMeta struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace"`
+	// creationTimestamp is the record ConfigMap's.
+	CreationTimestamp record.Time `json:"creationTimestamp,omitzero"`
+	// labels and annotations of the job.
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// ViewStatus is the record's status (conditions, replicaStatuses,
+// startTime, completionTime, restarts...) plus the job's state and each
+// replica. It always has the condition Created, from the record's
+// creation on.
+type ViewStatus struct {
+	record.Status `json:",inline"`
 	// state sums the job up in one word (Job.State).
 	State string `json:"state"`
-	// status is the record's, shaped like Kubeflow's TFJob status
-	// (conditions, replicaStatuses, startTime, completionTime) plus the
-	// job-wide restart count.
-	Status record.Status `json:"status"`
 	// replicas merges each replica's record entry with its pod.
 	Replicas []Replica `json:"replicas,omitempty"`
 }
+
+// metaKeys are the canonical job's fields that go to metadata, not spec.
+var metaKeys = []string{"name", "namespace", "labels", "annotations"}
 
 // View returns job j's view, reading its pods and StatefulSets.
 func (c *Client) View(ctx context.Context, j *Job) (*View, error) {
@@ -33,7 +64,61 @@ func (c *Client) View(ctx context.Context, j *Job) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &View{Name: j.Name, Namespace: j.Namespace, State: j.State(), Status: *j.Status.DeepCopy(), Replicas: reps}, nil
+	return NewView(j, reps)
+}
+
+// NewView returns job j's view with replicas reps.
+func NewView(j *Job, reps []Replica) (*View, error) {
+	spec, err := j.kubeflowSpec()
+	if err != nil {
+		return nil, err
+	}
+	status := *j.Status.DeepCopy()
+	if status.Condition(record.JobCreated) == nil {
+		// The keeper writes Created when the first replica starts; the
+		// objects exist from the record's creation on.
+		at := record.NewTime(j.Created)
+		created := record.Condition{Type: record.JobCreated, Status: record.ConditionTrue, Reason: j.Kind() + "Created",
+			Message: fmt.Sprintf("%s %s/%s is created.", j.Kind(), j.Namespace, j.Name), LastUpdateTime: at, LastTransitionTime: at}
+		status.Conditions = append([]record.Condition{created}, status.Conditions...)
+	}
+	return &View{
+		APIVersion: "kubeflow.org/v1",
+		Kind:       j.Kind(),
+		Metadata: ViewMeta{Name: j.Name, Namespace: j.Namespace, CreationTimestamp: record.NewTime(j.Created),
+			Labels: j.Spec.Labels, Annotations: j.Spec.Annotations},
+		Spec:   spec,
+		Status: ViewStatus{Status: status, State: j.State(), Replicas: reps},
+	}, nil
+}
+
+// kubeflowSpec returns spec.json without the fields that are metadata, with
+// the replica counts the job runs with.
+func (j *Job) kubeflowSpec() (map[string]any, error) {
+	b, err := json.Marshal(j.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("job %s: %w", j.Name, err)
+	}
+	spec := map[string]any{}
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return nil, fmt.Errorf("job %s: %w", j.Name, err)
+	}
+	for _, k := range metaKeys {
+		delete(spec, k)
+	}
+	key := "tfReplicaSpecs"
+	if j.Spec.Framework() == job.MXNet {
+		key = "mxReplicaSpecs"
+	}
+	specs, _ := spec[key].(map[string]any)
+	for t := range j.Spec.Replicas() {
+		if n, ok := j.Scaled[t.Lower()]; ok {
+			if rs, _ := specs[string(t)].(map[string]any); rs != nil {
+				rs["replicas"] = n
+			}
+		}
+	}
+	return spec, nil
 }
 
 // Watch calls fn with job ns/name now and again after every change of its

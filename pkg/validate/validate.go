@@ -28,7 +28,7 @@ var (
 	cleanPolicies   = []job.CleanPodPolicy{job.CleanAll, job.CleanNone, job.CleanRunning}
 	successPolicies = []job.SuccessPolicy{job.SuccessDefault, job.SuccessAllWorkers}
 	jobModes        = []string{"MXTune", "dist", "local"}
-	gangs           = []string{"", "kueue", "scheduler-plugins", "volcano"}
+	gangs           = []string{"", "kubernetes", "kueue", "scheduler-plugins", "volcano"}
 	serviceTypes    = []string{"", "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"}
 )
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,12 @@ type Options struct {
 	BinDir string
 	// ExtraAPIServerFlags are appended to kube-apiserver's flags.
 	ExtraAPIServerFlags []string
+	// FeatureGates are given to every component (--feature-gates), so that
+	// the API server, the controllers and the scheduler agree on them.
+	FeatureGates map[string]bool
+	// RuntimeConfig enables API versions that are off by default
+	// (kube-apiserver --runtime-config), e.g. "scheduling.k8s.io/v1beta1=true".
+	RuntimeConfig []string
 	// StartTimeout bounds the whole start; default 2 minutes (4 with Node).
 	StartTimeout time.Duration
 	// Node also runs a real node on this machine (see node.go): containerd,
@@ -51,6 +58,7 @@ type ControlPlane struct {
 	client     kubernetes.Interface
 	pki        *pki
 	procs      []*process // in start order
+	gates      []string   // --feature-gates of every component
 	startTime  time.Duration
 	apiPort    int
 	node       *node // nil without Options.Node
@@ -115,7 +123,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		}
 		return nil, err
 	}
-	cp := &ControlPlane{dir: dir}
+	cp := &ControlPlane{dir: dir, gates: opts.featureGates()}
 	if opts.Node != nil {
 		// Before anything listens: the node's bridge carries the address
 		// the API server is reached at from pods.
@@ -150,7 +158,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		return nil, err
 	}
 	if err := retryOnPortClash(func() error {
-		return cp.startAPIServer(ctx, bin, etcdPort, opts.ExtraAPIServerFlags)
+		return cp.startAPIServer(ctx, bin, etcdPort, append(opts.apiServerFlags(), opts.ExtraAPIServerFlags...))
 	}); err != nil {
 		return nil, err
 	}
@@ -194,6 +202,28 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	}
 	cp.startTime = time.Since(began)
 	return cp, nil
+}
+
+// featureGates is the --feature-gates flag of opts, nil if it sets none.
+func (opts Options) featureGates() []string {
+	if len(opts.FeatureGates) == 0 {
+		return nil
+	}
+	gates := make([]string, 0, len(opts.FeatureGates))
+	for name, on := range opts.FeatureGates {
+		gates = append(gates, name+"="+strconv.FormatBool(on))
+	}
+	slices.Sort(gates)
+	return []string{"--feature-gates=" + strings.Join(gates, ",")}
+}
+
+// apiServerFlags are kube-apiserver's flags from opts' gates and runtime config.
+func (opts Options) apiServerFlags() []string {
+	flags := opts.featureGates()
+	if len(opts.RuntimeConfig) > 0 {
+		flags = append(flags, "--runtime-config="+strings.Join(opts.RuntimeConfig, ","))
+	}
+	return flags
 }
 
 func (cp *ControlPlane) start(bin, name string, args ...string) (*process, error) {
@@ -293,7 +323,7 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, bin string, etcdPort
 
 // componentArgs are the flags kube-controller-manager and kube-scheduler share.
 func (cp *ControlPlane) componentArgs(name string, port int) []string {
-	return []string{
+	return append([]string{
 		"--kubeconfig=" + cp.kubeconfig,
 		"--authentication-kubeconfig=" + cp.kubeconfig,
 		"--authorization-kubeconfig=" + cp.kubeconfig,
@@ -301,7 +331,7 @@ func (cp *ControlPlane) componentArgs(name string, port int) []string {
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + filepath.Join(cp.dir, name),
 		"--leader-elect=false",
-	}
+	}, cp.gates...)
 }
 
 // startControllerManager launches kube-controller-manager and returns a

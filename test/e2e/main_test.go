@@ -40,7 +40,8 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	return controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true})
+	return controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true,
+		FeatureGates: workloadAPI.gates, RuntimeConfig: workloadAPI.runtimeConfig})
 }
 
 // findBinaries takes tfgen from $TFGEN_BIN when it is there, else builds

@@ -38,6 +38,7 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{"examples/tfjob-gang.yaml", []string{"--gang-scheduler", "volcano"}},
 		parityCase{"examples/tfjob-gang.yaml", []string{"--gang-scheduler", "scheduler-plugins"}},
 		parityCase{"examples/tfjob-gang.yaml", []string{"--gang-scheduler", "kueue"}},
+		parityCase{"examples/tfjob-gang.yaml", []string{"--gang-scheduler", "kubernetes"}},
 		parityCase{"examples/tfjob-sidecar.yaml", []string{"--image-entrypoints", "examples/config/image-entrypoints.yaml"}},
 		parityCase{"examples/tfjob-mnist.yaml", []string{"--cluster-domain", "cluster.local", "--supervisor-image", "registry.example.com/tfsupervisor:v1", "--exclude-evaluator"}},
 		parityCase{"examples/tfjob-sidecar.yaml", []string{"--kube-version", "1.35"}},

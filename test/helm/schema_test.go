@@ -45,7 +45,7 @@ var badValues = []struct {
 	{"deadline of the wrong type", worker + "runPolicy: {activeDeadlineSeconds: 1h}\n",
 		"- at '/runPolicy/activeDeadlineSeconds': got string, want integer"},
 	{"unknown gang scheduler", worker + "scheduler: {gang: yunikorn}\n",
-		"- at '/scheduler/gang': value must be one of '', 'volcano', 'scheduler-plugins', 'kueue'"},
+		"- at '/scheduler/gang': value must be one of '', 'volcano', 'scheduler-plugins', 'kueue', 'kubernetes'"},
 	{"bad Kubernetes version", worker + "tfgen: {kubeVersion: latest}\n",
 		"- at '/tfgen/kubeVersion': 'latest' does not match pattern"},
 	{"Kubernetes version as a number", worker + "tfgen: {kubeVersion: 1.36}\n",

@@ -42,6 +42,7 @@ type jobSpec struct {
 	runPolicy object
 	replicas  []replica
 	exits     []string // --exit REPLICA=CODES
+	flags     []string // of tfgen render
 	// noReports: the pods get no hostPath for the workload's reports (the
 	// restricted Pod Security Standard forbids it), so --wait-for fails.
 	noReports bool
@@ -123,7 +124,7 @@ type run struct {
 func (c *cluster) startJob(t *testing.T, spec jobSpec, labels map[string]string) *run {
 	t.Helper()
 	r := &run{t: t, c: c, spec: spec, ns: c.namespace(t, "job", labels), dir: reportDir(t)}
-	r.manifests = tfgen(t, spec.manifest(r.ns, r.dir), "render", "--supervisor-image", supervisorImage, "-f", "-")
+	r.manifests = tfgen(t, spec.manifest(r.ns, r.dir), append([]string{"render", "--supervisor-image", supervisorImage, "-f", "-"}, spec.flags...)...)
 	r.began = time.Now()
 	r.applied = r.apply()
 	return r

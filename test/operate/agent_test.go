@@ -81,12 +81,12 @@ func TestNodeAgent(t *testing.T) {
 	// Running: every replica's supervisor says so, and so does each pod.
 	c.waitView("train", "every replica running", runningReplicas("ps-0", "worker-0", "worker-1"))
 	c.waitView("train", "every pod running on "+a.Node(), func(v *operate.View) bool {
-		for _, rep := range v.Replicas {
+		for _, rep := range v.Status.Replicas {
 			if rep.State != record.StateRunning || rep.Phase != "Running" || rep.Node != a.Node() || rep.Pod != "train-"+rep.Name {
 				return false
 			}
 		}
-		return len(v.Replicas) == 3
+		return len(v.Status.Replicas) == 3
 	})
 	// The keeper writes the counts at most once a second.
 	c.poll("list: train Running 1/0/0 2/0/0", func(ctx context.Context) (bool, string, error) {
@@ -117,7 +117,7 @@ func TestNodeAgent(t *testing.T) {
 	c.waitRecord("train", "suspended, nothing running", func(s *record.Status) bool {
 		return s.IsTrue(record.JobSuspended) && s.ReplicaStatuses["Worker"] != nil && s.ReplicaStatuses["Worker"].Active == 0
 	})
-	c.waitView("train", "suspended", func(v *operate.View) bool { return v.State == "Suspended" })
+	c.waitView("train", "suspended", func(v *operate.View) bool { return v.Status.State == "Suspended" })
 	c.must(c.tfgen(now, "resume", "train"), "resume")
 	c.waitRecord("train", "running again", func(s *record.Status) bool { return s.IsTrue(record.JobRunning) })
 	c.waitView("train", "4 replicas running again", runningReplicas("ps-0", "worker-0", "worker-1", "worker-2"))
@@ -178,7 +178,7 @@ func (c *cluster) waitRecord(job, what string, cond func(*record.Status) bool) {
 func runningReplicas(names ...string) func(*operate.View) bool {
 	return func(v *operate.View) bool {
 		var got []string
-		for _, r := range v.Replicas {
+		for _, r := range v.Status.Replicas {
 			if r.State == record.StateRunning {
 				got = append(got, r.Name)
 			}

@@ -1,9 +1,11 @@
 package operate
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/operate"
+	"github.com/tfgen/tfgen/pkg/record"
 )
 
 // TestViews: list, status and logs of a running, a succeeded, a failed and
@@ -72,7 +75,7 @@ func TestViews(t *testing.T) {
 	for _, tc := range []struct{ job, format string }{{"running", "yaml"}, {"failed", "json"}, {"suspended", "yaml"}} {
 		t.Run("status -o "+tc.format+" "+tc.job, func(t *testing.T) {
 			r := c.must(c.tfgen(now, "status", tc.job, "-o", tc.format), "status -o")
-			assertGolden(t, "status-"+tc.job+"."+tc.format, r.stdout)
+			assertGolden(t, "status-"+tc.job+"."+tc.format, c.sameCreation(tc.job, r.stdout))
 		})
 	}
 
@@ -94,6 +97,43 @@ func TestViews(t *testing.T) {
 			}
 		}
 	})
+}
+
+// creationLine is the job's creationTimestamp as -o yaml|json prints it.
+var creationLine = regexp.MustCompile(`("?creationTimestamp"?: )"[^"]*"`)
+
+// sameCreation returns status, printed with -o yaml|json, with the
+// creationTimestamp of job's record, which must be there, as the golden
+// files have it: RECORD-CREATED, there and wherever else it appears.
+func (c *cluster) sameCreation(job, status string) string {
+	c.t.Helper()
+	cm, err := c.cs.CoreV1().ConfigMaps(c.ns).Get(c.t.Context(), job, metav1.GetOptions{})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	want := cm.CreationTimestamp.UTC().Format(time.RFC3339)
+	if m := creationLine.FindStringSubmatch(status); m == nil || !strings.Contains(m[0], want) {
+		c.t.Errorf("status of %s: creationTimestamp %q, want the record's %s", job, m, want)
+	}
+	return strings.ReplaceAll(status, want, "RECORD-CREATED")
+}
+
+// TestStatusFromTheFirstMoment: a job whose pods have not started (no
+// node takes them) reads as a Kubeflow TFJob that is Created.
+func TestStatusFromTheFirstMoment(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, "op-first")
+	c.apply("tfjob-mnist", "fresh", true)
+	c.waitPods("fresh", mnistPods("fresh")...)
+	r := c.must(c.tfgen(t0, "status", "fresh", "-o", "json"), "status -o json")
+	assertGolden(t, "status-fresh.json", c.sameCreation("fresh", r.stdout))
+	var v operate.View
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	if c := v.Status.Condition(record.JobCreated); v.Status.State != "Created" || c == nil || c.Status != record.ConditionTrue {
+		t.Errorf("state %s, conditions %+v: want Created, and the condition Created True", v.Status.State, v.Status.Conditions)
+	}
 }
 
 // ages returns a clock at d after the newest record of the namespace,

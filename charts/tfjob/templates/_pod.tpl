@@ -146,6 +146,7 @@ user's fields with toJson, tfgen's as literals.
 {{- if not $userSA }},"serviceAccountName":"{{ $job.name }}-tfjob","automountServiceAccountToken":false{{ end }}
 {{- if and $ctx.schedulerName (not (get $ps "schedulerName")) }},"schedulerName":{{ toJson $ctx.schedulerName }}{{ end }}
 {{- if and $ctx.priorityClass (not (get $ps "priorityClassName")) }},"priorityClassName":{{ toJson $ctx.priorityClass }}{{ end }}
+{{- if and $ctx.schedulingGroup (not (get $ps "schedulingGroup")) }},"schedulingGroup":{"podGroupName":{{ toJson $ctx.schedulingGroup }}}{{ end }}
 {{- with omit $ps "containers" "initContainers" "volumes" "restartPolicy" (ternary "" "automountServiceAccountToken" (not (empty $userSA))) }},{{ toJson . | trimPrefix "{" | trimSuffix "}" }}{{ end -}}
 }}
 {{- end }}

@@ -1,0 +1,42 @@
+package node
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tfgen/tfgen/pkg/record"
+)
+
+// workloadAPI is what a cluster needs for --gang-scheduler kubernetes
+// (README, "Gang scheduling"): the GenericWorkload gate on the control
+// plane's components and scheduling.k8s.io/v1beta1 served.
+var workloadAPI = struct {
+	gates         map[string]bool
+	runtimeConfig []string
+}{map[string]bool{"GenericWorkload": true}, []string{"scheduling.k8s.io/v1beta1=true"}}
+
+// TestGangKubernetesSchedules: kube-scheduler, with the GenericWorkload
+// gate, places a job whose pods form one gang of three (the PodGroup's
+// minCount); the job trains and succeeds. A minCount its pods could never
+// reach would leave them all unscheduled and the job never ending.
+func TestGangKubernetesSchedules(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	r := c.startJob(t, jobSpec{name: "gang", runPolicy: object{"schedulingPolicy": object{"minAvailable": 3}},
+		flags: []string{"--gang-scheduler", "kubernetes"},
+		replicas: []replica{
+			{kind: "Chief", n: 1, policy: "Never", args: []string{"--wait-for", "worker-0,worker-1"}},
+			{kind: "Worker", n: 2, policy: "Never"},
+		}}, nil)
+	if s := r.waitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) {
+		t.Fatalf("the job failed: %s", r.statusJSON())
+	}
+	pg, err := c.cp.Client().SchedulingV1beta1().PodGroups(r.ns).Get(t.Context(), "gang", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := pg.Spec.SchedulingPolicy.Gang; g == nil || g.MinCount != 3 {
+		t.Errorf("PodGroup gang: %+v, want a gang of 3", g)
+	}
+}
