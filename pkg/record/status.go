@@ -65,6 +65,10 @@ type Status struct {
 	// teardown lists the lowercase replica types scaled to zero when the
 	// job ended (the clean pod policy).
 	Teardown []string `json:"teardown,omitempty"`
+	// evaluatorDeadline, when the job succeeded while its evaluator ran,
+	// is when the evaluator is stopped if it has not finished by then;
+	// until it finishes or is stopped, its type is not in stop.
+	EvaluatorDeadline *Time `json:"evaluatorDeadline,omitempty"`
 }
 
 // Condition is one Kubeflow job condition.
