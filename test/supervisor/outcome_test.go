@@ -125,4 +125,3 @@ func TestEvaluatorGraceBothModes(t *testing.T) {
 		})
 	}
 }
-
