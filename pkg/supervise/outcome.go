@@ -35,6 +35,9 @@ const (
 	// ReasonTerminated: the supervisor got SIGTERM or SIGINT (its pod is
 	// going away).
 	ReasonTerminated = "Terminated"
+	// ReasonDisrupted: sidecar mode, the training container exited while
+	// its pod was being deleted, evicted or preempted.
+	ReasonDisrupted = "Disrupted"
 )
 
 // JobSucceeded reports whether the job has succeeded, given which

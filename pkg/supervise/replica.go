@@ -169,6 +169,7 @@ var stopWhy = map[string]string{
 	ReasonJobEnded:   " (the job had ended)",
 	ReasonSuspended:  " (the job is suspended)",
 	ReasonTerminated: " (its supervisor was stopped)",
+	ReasonDisrupted:  " (its pod was deleted, evicted or preempted)",
 }
 
 // refused records that the restart the replica waited for will not come:

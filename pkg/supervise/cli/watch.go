@@ -87,7 +87,7 @@ func containerStatuses(ctx context.Context, pods <-chan *kube.Pod, container str
 				if cs.Name != container {
 					continue
 				}
-				st := supervise.ContainerStatus{PodUID: string(p.UID), RestartCount: cs.RestartCount,
+				st := supervise.ContainerStatus{PodUID: string(p.UID), RestartCount: cs.RestartCount, Disruption: p.Disruption(),
 					Running: cs.State.Running != nil, Terminated: exitOf(cs.State.Terminated), LastTerminated: exitOf(cs.LastState.Terminated)}
 				select {
 				case out <- st:
