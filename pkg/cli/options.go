@@ -25,6 +25,7 @@ type inputOptions struct {
 	ImageEntrypoints string
 	GangScheduler    string
 	EvaluatorGrace   string
+	RestartScope     string
 }
 
 // AddFlags registers -f, -n, --strict and --image-entrypoints.
@@ -34,6 +35,7 @@ func (o *inputOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Strict, "strict", false, "make unknown fields and duplicate keys errors instead of warnings")
 	fs.StringVar(&o.ImageEntrypoints, "image-entrypoints", "", "YAML file mapping image references to {entrypoint: [...], cmd: [...]}, so containers without a command are wrapped")
 	fs.StringVar(&o.GangScheduler, "gang-scheduler", "", "gang scheduling for jobs that choose none (Kubeflow's operator flag): "+strings.Join(gangSchedulers, ", "))
+	fs.StringVar(&o.RestartScope, "restart-scope", "", "for jobs without the annotation "+job.AnnotationRestartScope+": what a retryable failure restarts, Replica (default) or Job (every replica's training process, in place, counted once)")
 	fs.StringVar(&o.EvaluatorGrace, "evaluator-grace", "", "for jobs without the annotation "+job.AnnotationEvaluatorGrace+": time a running evaluator gets to finish once the job succeeded (default 10m; 0 stops it at once)")
 }
 
@@ -52,6 +54,9 @@ func (o *inputOptions) Validate() error {
 		if d, err := time.ParseDuration(o.EvaluatorGrace); err != nil || d < 0 {
 			return fmt.Errorf("--evaluator-grace %q: want a duration of 0 or more, such as 10m", o.EvaluatorGrace)
 		}
+	}
+	if o.RestartScope != "" && o.RestartScope != "Replica" && o.RestartScope != "Job" {
+		return fmt.Errorf("--restart-scope %q: want Replica or Job", o.RestartScope)
 	}
 	if o.Namespace != "" {
 		if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {

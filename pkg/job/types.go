@@ -66,6 +66,9 @@ const (
 	// AnnotationEvaluatorGrace: how long (a Go duration, "10m") a running
 	// evaluator may go on once the job succeeded, before it is stopped.
 	AnnotationEvaluatorGrace = "tfgen.io/evaluator-grace"
+	// AnnotationRestartScope: Replica (the default) or Job: a retryable
+	// failure of any replica restarts every replica's training process.
+	AnnotationRestartScope = "tfgen.io/restart-scope"
 )
 
 // Success policies.

@@ -84,6 +84,7 @@ func jobConfig(j *job.Job, l *cluster.Layout, ns string) (supervise.Config, erro
 		}
 		c.SuccessWorkers = &q
 	}
+	c.RestartScope = j.Annotations[job.AnnotationRestartScope]
 	c.EvaluatorGrace = supervise.DefaultEvaluatorGrace
 	if v, ok := j.Annotations[job.AnnotationEvaluatorGrace]; ok {
 		if c.EvaluatorGrace, err = time.ParseDuration(v); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -162,5 +163,71 @@ func TestEvaluatorGrace(t *testing.T) {
 			}
 			checkTable(t, s, output, "chief-0 0 0 Succeeded", "evaluator-0 143 0 Stopped")
 		})
+	}
+}
+
+// TestJobRestart: under restart scope Job, worker-1 and worker-2 fail
+// together (143, retryable) once every worker is up: every worker's
+// training process restarts in place, each runs exactly twice, and the
+// job counts one restart; worker 0 then succeeds. Each script counts its
+// runs in a file.
+func TestJobRestart(t *testing.T) {
+	dir := fifos(t, "up1", "up2")
+	count := `n=$(cat "$DIR/$POD_NAME" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$DIR/$POD_NAME"; `
+	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{
+		job.Worker: sh(3, job.RestartExitCode, count+`case "$POD_NAME.$n" in
+demo-worker-0.1) echo up > "$DIR/up1"; echo up > "$DIR/up2"; exec sleep 600;;
+demo-worker-0.2) exit 0;;
+demo-worker-1.1) read x < "$DIR/up1"; exit 143;;
+demo-worker-2.1) read x < "$DIR/up2"; exit 143;;
+*) exec sleep 600;;
+esac`, dirEnv(dir)),
+	})
+	j.Annotations = map[string]string{job.AnnotationRestartScope: "Job"}
+	j.RunPolicy.BackoffLimit = new(int32(1))
+	s, out := run(t, context.Background(), j, PlanOptions{GracePeriod: 5e9}, Options{})
+	if err := s.Err(); err != nil {
+		t.Fatalf("Err() = %v\n%s", err, out)
+	}
+	// worker-1 and worker-2 each fail, or are stopped by the other's
+	// failure first: one or two own restarts between them.
+	rows := strings.Split(strings.TrimSpace(table(t, s)), "\n")[1:]
+	own := 0
+	for i, row := range rows {
+		f := strings.Fields(row)
+		switch {
+		case i == 0 && strings.Join(f, " ") != "worker-0 0 0 Succeeded", i > 0 && (f[1] != "143" || f[3] != "Stopped"):
+			t.Errorf("row %q\n%s", row, out)
+		case i > 0:
+			n, _ := strconv.Atoi(f[2])
+			own += n
+		}
+	}
+	if own < 1 || own > 2 {
+		t.Errorf("worker-1 and worker-2 restarted %d times after their own failures, want 1 or 2\n%s", own, out)
+	}
+	if s.Status.Restarts != 1 || s.Status.RestartGeneration != 1 {
+		t.Errorf("job restarts %d (generation %d), want 1: one failure of two replicas counts once", s.Status.Restarts, s.Status.RestartGeneration)
+	}
+	for _, w := range []string{"demo-worker-0", "demo-worker-1", "demo-worker-2"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, w)); strings.TrimSpace(string(b)) != "2" {
+			t.Errorf("%s ran %q times, want 2\n%s", w, b, out)
+		}
+	}
+	if !strings.Contains(out, "[worker-0] tfgen: stopped to restart with the job (job restart 1)") {
+		t.Errorf("output lacks worker-0's job restart:\n%s", out)
+	}
+}
+
+// TestJobRestartBackoffLimit: under restart scope Job with backoffLimit
+// 0, the first retryable failure fails the job.
+func TestJobRestartBackoffLimit(t *testing.T) {
+	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(2, job.RestartExitCode, `case "$POD_NAME" in *-1) exit 143;; *) exec sleep 600;; esac`)})
+	j.Annotations = map[string]string{job.AnnotationRestartScope: "Job"}
+	j.RunPolicy.BackoffLimit = new(int32(0))
+	s, out := run(t, context.Background(), j, PlanOptions{GracePeriod: 5e9}, Options{})
+	want := "job demo failed (BackoffLimitExceeded): replica worker-1 exited with code 143 and the job has used its backoff limit of 0 restarts"
+	if err := s.Err(); err == nil || err.Error() != want {
+		t.Errorf("Err() = %v, want %s\n%s", err, want, out)
 	}
 }

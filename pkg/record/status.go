@@ -46,6 +46,10 @@ type Status struct {
 	// caps it): restartsOfGonePods plus those of each replica's current
 	// pod, restarts granted included.
 	Restarts int32 `json:"restarts"`
+	// restartGeneration, under restart scope Job, counts the job-wide
+	// restarts: each rise restarts every replica's training process (and
+	// is restarts, backoffLimit's count).
+	RestartGeneration int32 `json:"restartGeneration,omitempty"`
 	// restartsOfGonePods counts the restarts of pods that are gone.
 	RestartsOfGonePods int32 `json:"restartsOfGonePods,omitempty"`
 	// restartGrants, under backoffLimit, holds the restarts granted and

@@ -39,6 +39,12 @@ func ParseCleanPodPolicy(s string) (CleanPodPolicy, error) {
 // once the job succeeded, unless the job says otherwise.
 const DefaultEvaluatorGrace = 10 * time.Minute
 
+// Restart scopes: what a retryable failure restarts.
+const (
+	RestartScopeReplica = "Replica"
+	RestartScopeJob     = "Job"
+)
+
 // AllWorkers is the success policy under which every worker must succeed.
 const AllWorkers = "AllWorkers"
 
@@ -90,6 +96,10 @@ type Config struct {
 	// SuccessWorkers, when set, is how many workers must succeed for a
 	// job without a chief to succeed (successWorkers).
 	SuccessWorkers *Quota
+	// RestartScope is Replica (""): a retryable failure restarts the
+	// replica; or Job: it restarts every replica's training process, in
+	// place, counted once (wrap mode and tfgen run only).
+	RestartScope string
 	// EvaluatorGrace is how long an evaluator still running when the job
 	// succeeds may go on, to finish its last evaluation, before it is
 	// stopped; zero stops it with the rest.
@@ -132,6 +142,11 @@ func (c *Config) Validate() error {
 	}
 	if c.SuccessWorkers != nil && (c.SuccessPolicy == AllWorkers || c.SuccessReplica != nil) {
 		errs = append(errs, errors.New("success workers: not with success policy AllWorkers or a success replica"))
+	}
+	switch c.RestartScope {
+	case "", RestartScopeReplica, RestartScopeJob:
+	default:
+		errs = append(errs, fmt.Errorf("restart scope %q: want Replica or Job", c.RestartScope))
 	}
 	if c.EvaluatorGrace < 0 {
 		errs = append(errs, fmt.Errorf("evaluator grace %v: want 0 or more", c.EvaluatorGrace))

@@ -125,6 +125,10 @@ func (c *Config) kind() string {
 // grants the restarts asked for while the count allows, failing the job at
 // the first it cannot grant.
 func (c *Config) countRestarts(n *record.Status, obs []Observed, gone int32, now time.Time, ch *change) {
+	if c.RestartScope == RestartScopeJob {
+		c.countJobRestarts(n, obs, now, ch)
+		return
+	}
 	n.RestartsOfGonePods += gone
 	present := map[string]Observed{}
 	for _, o := range obs {
@@ -167,6 +171,33 @@ func (c *Config) countRestarts(n *record.Status, obs []Observed, gone int32, now
 	if limit != nil && total > *limit { // restarted without asking (sidecar mode: the kubelet restarts)
 		c.fail(n, ReasonBackoffLimitExceeded, fmt.Sprintf("the job's replicas restarted %d times, past its backoff limit of %d", total, *limit), now, ch)
 	}
+}
+
+// countJobRestarts, under restart scope Job, raises the job's restart
+// generation when a replica asks to restart in the current one (under
+// backoffLimit while the count allows; the first it cannot grant fails
+// the job). Replicas that failed in an earlier generation, such as peers
+// that a failure took down too, restart with the current one: a failure
+// that takes down many replicas counts once.
+func (c *Config) countJobRestarts(n *record.Status, obs []Observed, now time.Time, ch *change) {
+	for _, o := range obs {
+		if o.State != record.StateRestarting || o.Generation < n.RestartGeneration {
+			continue
+		}
+		if limit := c.BackoffLimit; limit != nil && n.RestartGeneration >= *limit {
+			note := fmt.Sprintf("replica %s exited with code %s and the job has used its backoff limit of %d restarts", o.Ref, codeOf(o.LastExitCode), *limit)
+			c.fail(n, ReasonBackoffLimitExceeded, note, now, ch)
+			ch.refused = o.Ref.String()
+			n.AddFailure(o.Ref.String(), record.Failure{ExitCode: o.LastExitCode, Reason: ReasonBackoffLimitExceeded, Restarts: o.Restarts})
+			break
+		}
+		n.RestartGeneration++
+		ch.granted++
+		ch.events = append(ch.events, Event{Type: "Normal", Reason: ReasonJobRestarting, Action: "Restart",
+			Note: fmt.Sprintf("replica %s exited with code %s: every replica restarts (job restart %d)", o.Ref, codeOf(o.LastExitCode), n.RestartGeneration)})
+		break
+	}
+	n.Restarts = n.RestartGeneration
 }
 
 func codeOf(c *int32) string {

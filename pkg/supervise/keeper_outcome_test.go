@@ -1,6 +1,7 @@
 package supervise_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -164,5 +165,26 @@ func TestKeeperEvaluatorGraceExpires(t *testing.T) {
 	}
 	if rs := s.ReplicaStatuses["Evaluator"]; rs.Active != 0 || rs.Succeeded != 0 {
 		t.Errorf("a stopped evaluator counted as %+v", rs)
+	}
+}
+
+// TestKeeperJobRestart: under restart scope Job, 100 workers that fail
+// together raise the job's restart generation once; a failure in the new
+// generation raises it again, and past backoffLimit fails the job.
+func TestKeeperJobRestart(t *testing.T) {
+	j := newJob(t, "worker:100:1", func(c *supervise.Config) { c.RestartScope, c.BackoffLimit = supervise.RestartScopeJob, ptr[int32](1) })
+	for i := range 100 {
+		j.set(fmt.Sprintf("worker-%d", i), record.StateRestarting, 0, 143)
+	}
+	j.keep(-1)
+	s := j.wait("the job restart", func(s *record.Status) bool { return s.RestartGeneration > 0 })
+	if s.RestartGeneration != 1 || s.Restarts != 1 || s.Ended() {
+		t.Fatalf("generation %d, restarts %d, ended %v: want 1 job restart for 100 failures", s.RestartGeneration, s.Restarts, s.Ended())
+	}
+	r, _ := supervise.ParseRef("worker-7")
+	j.board.Reporter(r).Report(supervise.Report{Replica: record.Replica{State: record.StateRestarting, Restarts: 1, Generation: 1, LastExitCode: ptr[int32](143)}})
+	s = j.wait("the job to fail", (*record.Status).Ended)
+	if c := s.Condition(record.JobFailed); c == nil || c.Reason != supervise.ReasonBackoffLimitExceeded || s.RestartGeneration != 1 {
+		t.Errorf("Failed %+v, generation %d: want BackoffLimitExceeded at generation 1", c, s.RestartGeneration)
 	}
 }

@@ -22,6 +22,7 @@ const (
 	ReasonTeardownFailed       = "TeardownFailed"
 	ReasonTTLExpired           = "TTLExpired"
 	ReasonEvaluatorStopped     = "EvaluatorStopped"
+	ReasonJobRestarting        = "JobRestarting"
 )
 
 // Reasons a replica's training process was stopped from outside (the
@@ -38,6 +39,9 @@ const (
 	// ReasonDisrupted: sidecar mode, the training container exited while
 	// its pod was being deleted, evicted or preempted.
 	ReasonDisrupted = "Disrupted"
+	// ReasonJobRestart: under restart scope Job, another replica failed
+	// and every replica's training process restarts.
+	ReasonJobRestart = "JobRestart"
 )
 
 // JobSucceeded reports whether the job has succeeded, given which

@@ -49,6 +49,27 @@ func successWorkers(j *job.Job) field.ErrorList {
 	return errs
 }
 
+// wrapped checks that every replica's training container has a command:
+// restart scope Job restarts training processes in place, which
+// tfsupervisor can do only in wrap mode.
+func wrapped(j *job.Job) field.ErrorList {
+	var errs field.ErrorList
+	for _, t := range j.ReplicaTypes() {
+		pod := &j.Replicas()[t].Template.Spec
+		c := job.TrainingContainer(pod, j.Framework())
+		if c == nil || len(c.Command) > 0 {
+			continue
+		}
+		i := 0
+		for pod.Containers[i].Name != c.Name {
+			i++
+		}
+		errs = append(errs, field.Required(j.ReplicaFieldPath(t, "template").Child("spec", "containers").Index(i).Child("command"),
+			"restart scope Job ("+job.AnnotationRestartScope+") restarts training processes in place, which tfsupervisor does only for a container with a command (wrap mode); give it one, or map its image with --image-entrypoints"))
+	}
+	return errs
+}
+
 // tfgenAnnotations checks the job annotations that choose tfgen's own
 // behaviours.
 func tfgenAnnotations(j *job.Job) field.ErrorList {
@@ -58,6 +79,15 @@ func tfgenAnnotations(j *job.Job) field.ErrorList {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
 			errs = append(errs, field.Invalid(p.Key(job.AnnotationEvaluatorGrace), v, "must be a duration of 0 or more, such as 10m or 90s"))
+		}
+	}
+	if v, ok := j.Annotations[job.AnnotationRestartScope]; ok {
+		switch v {
+		case "Replica":
+		case "Job":
+			errs = append(errs, wrapped(j)...)
+		default:
+			errs = append(errs, field.NotSupported(p.Key(job.AnnotationRestartScope), v, []string{"Job", "Replica"}))
 		}
 	}
 	return errs

@@ -79,6 +79,7 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"--success-workers", "half"}, "success workers"},
 		{[]string{"--success-workers", "2", "--success-policy", "AllWorkers"}, "not with success policy AllWorkers"},
 		{[]string{"--evaluator-grace", "-1s"}, "evaluator grace"},
+		{[]string{"--restart-scope", "Pod"}, "restart scope"},
 	} {
 		_, err := parse(t, append([]string{"--job", "mnist"}, tc.args...), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -58,6 +58,9 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	if cfg.RestartScope == supervise.RestartScopeJob {
+		return errors.New("restart scope Job restarts training processes in place, which only wrap mode (tfsupervisor run) can do")
+	}
 	d, err := connect(ctx, cfg, stderr)
 	if err != nil {
 		return err
