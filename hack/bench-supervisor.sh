@@ -61,7 +61,7 @@ row "child exit -> restarted child, zero backoff (median)" "$(metric Restart ms/
 row "  the same, each exit recorded on the API server" "$(metric RestartWithAPI ms/restart-api)" ms 10
 row "chief exit -> other StatefulSets at 0 (loopback)" "$(metric ChiefExitToTeardown ms-teardown)" ms 500
 row "job restart: failing exit -> 2 workers running again" "$(metric JobRestart/N=2 ms-all-running-again)" ms -
-row "  the same, 100 workers (restart scope Job, in place)" "$(metric JobRestart/N=100 ms-all-running-again)" ms -
+row "  the same, 100 workers (in place, no pod recreated)" "$(metric JobRestart/N=100 ms-all-running-again)" ms -
 
 # Large jobs (issue 12): N real supervisors as the pods of one job, on the
 # loopback API server. Every figure is over one run; the targets are the
