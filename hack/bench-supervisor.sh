@@ -4,7 +4,8 @@
 # when the control plane binaries are installed (`make tools`), of
 # test/supervisor (loopback API server), with a table of large jobs (N
 # real supervisors; LARGE_N=100,500,1000 by default, SKIP_LARGE=1 leaves
-# it out).
+# it out). The job restart rows (restart scope Job) run 2 and 100 real
+# supervisors, 3 runs each.
 #
 #   hack/bench-supervisor.sh            # N=50 runs per figure
 #   N=200 hack/bench-supervisor.sh
@@ -32,6 +33,7 @@ results=$(bench ./cmd/tfsupervisor . "${N}x")
 large=""
 if [[ -x $BIN/kube-apiserver && -x $BIN/etcd ]]; then
 	results+=$'\n'$(TFGEN_BIN=$BIN bench ./test/supervisor 'ChiefExitToTeardown|RestartWithAPI|RestartRelayed' "$(( N < 10 ? N : 10 ))x")
+	results+=$'\n'$(TFGEN_BIN=$BIN TFGEN_RESTART_N=2,100 bench ./test/supervisor 'JobRestart' 3x)
 	if [[ -z ${SKIP_LARGE:-} ]]; then
 		large=$(TFGEN_BIN=$BIN TFGEN_LARGE_N=${LARGE_N:-100,500,1000} bench ./test/supervisor 'LargeJob' 1x)
 	fi
@@ -59,6 +61,8 @@ row "child exit -> restarted child, zero backoff (median)" "$(metric Restart ms/
 row "  the same, each exit recorded on the API server" "$(metric RestartWithAPI ms/restart-api)" ms 10
 row "  the same, relayed by wrap mode's sidecar" "$(metric RestartRelayed ms/restart-relay)" ms 10
 row "chief exit -> other StatefulSets at 0 (loopback)" "$(metric ChiefExitToTeardown ms-teardown)" ms 500
+row "job restart: failing exit -> 2 workers running again" "$(metric JobRestart/N=2 ms-all-running-again)" ms -
+row "  the same, 100 workers (in place, no pod recreated)" "$(metric JobRestart/N=100 ms-all-running-again)" ms -
 
 # Large jobs (issue 12): N real supervisors as the pods of one job, on the
 # loopback API server. Every figure is over one run; the targets are the

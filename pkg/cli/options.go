@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -23,6 +24,8 @@ type inputOptions struct {
 	Strict           bool
 	ImageEntrypoints string
 	GangScheduler    string
+	EvaluatorGrace   string
+	RestartScope     string
 }
 
 // AddFlags registers -f, -n, --strict and --image-entrypoints.
@@ -32,6 +35,8 @@ func (o *inputOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Strict, "strict", false, "make unknown fields and duplicate keys errors instead of warnings")
 	fs.StringVar(&o.ImageEntrypoints, "image-entrypoints", "", "YAML file mapping image references to {entrypoint: [...], cmd: [...]}, so containers without a command are wrapped")
 	fs.StringVar(&o.GangScheduler, "gang-scheduler", "", "gang scheduling for jobs that choose none (Kubeflow's operator flag): "+strings.Join(gangSchedulers, ", "))
+	fs.StringVar(&o.RestartScope, "restart-scope", "", "for jobs without the annotation "+job.AnnotationRestartScope+": what a retryable failure restarts, Replica (default) or Job (every replica's training process, in place, counted once)")
+	fs.StringVar(&o.EvaluatorGrace, "evaluator-grace", "", "for jobs without the annotation "+job.AnnotationEvaluatorGrace+": time a running evaluator gets to finish once the job succeeded (default 10m; 0 stops it at once)")
 }
 
 // gangSchedulers are the values of --gang-scheduler.
@@ -44,6 +49,14 @@ func (o *inputOptions) Validate() error {
 	}
 	if o.GangScheduler != "" && !slices.Contains(gangSchedulers, o.GangScheduler) {
 		return fmt.Errorf("--gang-scheduler %q: want %s", o.GangScheduler, strings.Join(gangSchedulers, ", "))
+	}
+	if o.EvaluatorGrace != "" {
+		if d, err := time.ParseDuration(o.EvaluatorGrace); err != nil || d < 0 {
+			return fmt.Errorf("--evaluator-grace %q: want a duration of 0 or more, such as 10m", o.EvaluatorGrace)
+		}
+	}
+	if o.RestartScope != "" && o.RestartScope != "Replica" && o.RestartScope != "Job" {
+		return fmt.Errorf("--restart-scope %q: want Replica or Job", o.RestartScope)
 	}
 	if o.Namespace != "" {
 		if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {

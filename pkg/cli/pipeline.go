@@ -91,6 +91,8 @@ func (l *loader) decode(doc input.Document) (unit, bool) {
 			j.Scheduler.Gang = l.o.GangScheduler
 		}
 	}
+	setAnnotation(j, job.AnnotationEvaluatorGrace, l.o.EvaluatorGrace)
+	setAnnotation(j, job.AnnotationRestartScope, l.o.RestartScope)
 	errs := append(validate.Job(j), validate.Env(j)...)
 	errs = append(errs, namespace(j, l.o.Namespace)...)
 	errs = append(errs, l.unique(doc, j)...)
@@ -176,4 +178,16 @@ func namespace(j *job.Job, ns string) field.ErrorList {
 			fmt.Sprintf("does not match -n %s; give -n %s or remove the job's namespace", ns, j.Namespace))}
 	}
 	return nil
+}
+
+// setAnnotation sets annotation key of job j to v (a render flag's value)
+// unless v is empty or the job sets the annotation itself.
+func setAnnotation(j *job.Job, key, v string) {
+	if _, ok := j.Annotations[key]; ok || v == "" {
+		return
+	}
+	if j.Annotations == nil {
+		j.Annotations = map[string]string{}
+	}
+	j.Annotations[key] = v
 }

@@ -2,6 +2,7 @@ package job
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -59,6 +60,17 @@ const (
 // SuccessPolicy says which replicas decide the job's success.
 type SuccessPolicy string
 
+// Job annotations that choose tfgen's own behaviours (the render flags of
+// the same names set them on jobs that do not).
+const (
+	// AnnotationEvaluatorGrace: how long (a Go duration, "10m") a running
+	// evaluator may go on once the job succeeded, before it is stopped.
+	AnnotationEvaluatorGrace = "tfgen.io/evaluator-grace"
+	// AnnotationRestartScope: Replica (the default) or Job: a retryable
+	// failure of any replica restarts every replica's training process.
+	AnnotationRestartScope = "tfgen.io/restart-scope"
+)
+
 // Success policies.
 const (
 	SuccessDefault    SuccessPolicy = ""
@@ -89,7 +101,14 @@ type Job struct {
 	// successReplica names the replica whose success ends the job
 	// (kubeflow.org/v1alpha1 terminationPolicy.chief); nil means the default rule.
 	SuccessReplica *ReplicaRef `json:"successReplica,omitempty"`
-	// enableDynamicWorker gives workers the sparse TF_CONFIG form.
+	// successWorkers, in a job without a chief, is how many workers must
+	// succeed for the job to succeed: a count (3) or a percentage of the
+	// workers ("50%", rounded up). Nil: worker 0 decides, or every worker
+	// under AllWorkers.
+	SuccessWorkers *intstr.IntOrString `json:"successWorkers,omitempty"`
+	// enableDynamicWorker gives workers the sparse TF_CONFIG form; a
+	// worker's failure then fails the job only when it can no longer
+	// succeed.
 	EnableDynamicWorker bool `json:"enableDynamicWorker,omitempty"`
 	// jobMode of an MXNet job: dist (default), local or MXTune.
 	JobMode string `json:"jobMode,omitempty"`

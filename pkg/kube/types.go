@@ -13,6 +13,8 @@ type ObjectMeta struct {
 	ResourceVersion string            `json:"resourceVersion,omitempty"`
 	Labels          map[string]string `json:"labels,omitempty"`
 	Annotations     map[string]string `json:"annotations,omitempty"`
+	// DeletionTimestamp is set once the object is being deleted.
+	DeletionTimestamp string `json:"deletionTimestamp,omitempty"`
 }
 
 // ConfigMap is a core/v1 ConfigMap. It keeps the object as read, so that
@@ -82,8 +84,38 @@ type Pod struct {
 type PodStatus struct {
 	// phase of the pod.
 	Phase string `json:"phase,omitempty"`
+	// reason the pod is in its phase (Evicted).
+	Reason string `json:"reason,omitempty"`
+	// conditions of the pod (DisruptionTarget).
+	Conditions []PodCondition `json:"conditions,omitempty"`
 	// containerStatuses of the regular containers.
 	ContainerStatuses []ContainerStatus `json:"containerStatuses,omitempty"`
+}
+
+// PodCondition is the part of a core/v1 PodCondition the supervisor reads.
+type PodCondition struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Disruption says why pod p is going away from outside, "" when it is
+// not: it is being deleted (which preemption and node loss also do), or
+// its DisruptionTarget condition or its Evicted phase reason says it was
+// evicted or preempted.
+func (p *Pod) Disruption() string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == "DisruptionTarget" && c.Status == "True" {
+			return "DisruptionTarget: " + c.Reason
+		}
+	}
+	switch {
+	case p.Status.Reason == "Evicted":
+		return "Evicted"
+	case p.DeletionTimestamp != "":
+		return "deleted"
+	}
+	return ""
 }
 
 // ContainerStatus is core/v1 ContainerStatus.

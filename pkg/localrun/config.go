@@ -77,6 +77,20 @@ func jobConfig(j *job.Job, l *cluster.Layout, ns string) (supervise.Config, erro
 	if sr := j.SuccessReplica; sr != nil {
 		c.SuccessReplica = &supervise.Ref{Type: sr.Type.Lower(), Index: sr.Index}
 	}
+	if sw := j.SuccessWorkers; sw != nil {
+		q, err := supervise.ParseQuota(sw.String())
+		if err != nil {
+			return c, err
+		}
+		c.SuccessWorkers = &q
+	}
+	c.RestartScope = j.Annotations[job.AnnotationRestartScope]
+	c.EvaluatorGrace = supervise.DefaultEvaluatorGrace
+	if v, ok := j.Annotations[job.AnnotationEvaluatorGrace]; ok {
+		if c.EvaluatorGrace, err = time.ParseDuration(v); err != nil {
+			return c, fmt.Errorf("annotation %s: %w", job.AnnotationEvaluatorGrace, err)
+		}
+	}
 	return c, nil
 }
 

@@ -26,9 +26,13 @@ func TestSameSupervision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	files := []string{"testdata/outcome.yaml"}
 	for _, example := range []string{"local-demo", "tfjob-mnist", "t9k-mnist", "mxjob-linear", "tfjob-dragon", "tfjob-mlkube"} {
-		t.Run(example, func(t *testing.T) {
-			docs, err := input.Read([]string{"../../examples/" + example + ".yaml"}, nil)
+		files = append(files, "../../examples/"+example+".yaml")
+	}
+	for _, file := range files {
+		t.Run(file, func(t *testing.T) {
+			docs, err := input.Read([]string{file}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -135,12 +135,15 @@ func (r reporter) Report(rep supervise.Report) {
 	switch {
 	case rep.Exit != nil:
 		what := strings.ToLower(string(rep.State))
-		switch rep.State {
-		case record.StateRestarting:
+		switch {
+		case rep.Reason == supervise.ReasonJobRestart:
+			p.note(r.i, "", "%s", trim(rep.Message))
+			return
+		case rep.State == record.StateRestarting:
 			what = "restarting (restart " + strconv.Itoa(int(rep.Restarts)+1) + ")"
-		case record.StateFailed:
+		case rep.State == record.StateFailed:
 			what = "failed (" + rep.Reason + ")"
-		case record.StateStopped:
+		case rep.State == record.StateStopped:
 			p.note(r.i, "", "%s", trim(rep.Message))
 			return
 		}
@@ -149,6 +152,8 @@ func (r reporter) Report(rep supervise.Report) {
 			style = red
 		}
 		p.note(r.i, style, "exited with code %d (%s): %s", rep.Exit.Code, rep.Exit.Reason, what)
+	case rep.State == record.StateRunning && rep.Reason == "Restarted" && rep.Generation > 0:
+		p.note(r.i, "", "started again (restart %d; job restart %d)", rep.Restarts, rep.Generation)
 	case rep.State == record.StateRunning && rep.Reason == "Restarted":
 		p.note(r.i, "", "started again (restart %d)", rep.Restarts)
 	default:

@@ -127,6 +127,8 @@ func TestRestarts(t *testing.T) {
 			"job demo failed (ReplicaFailed): replica chief-0 exited with code 2 and has used its 2 restarts (MaxRestartsExceeded)"},
 		{"backoffLimit", "exit 2", job.RestartOnFailure, nil, ptr(int32(1)), "chief-0 2 1 Failed",
 			"job demo failed (BackoffLimitExceeded): replica chief-0 exited with code 2 and the job has used its backoff limit of 1 restarts"},
+		{"backoffLimit caps OOM kills under ExitCode", "kill -9 $$$$", job.RestartExitCode, nil, ptr(int32(1)), "chief-0 137 1 Failed",
+			"job demo failed (BackoffLimitExceeded): replica chief-0 exited with code 137 and the job has used its backoff limit of 1 restarts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := sh(1, tc.policy, tc.script, dirEnv(t.TempDir()))

@@ -42,6 +42,7 @@ const (
 	AnnotationReason       = "tfgen.io/reason"
 	AnnotationLastExitID   = "tfgen.io/last-exit-id"
 	AnnotationMessage      = "tfgen.io/message"
+	AnnotationGeneration   = "tfgen.io/restart-generation"
 )
 
 // MaxMessage is the most bytes of a replica's message kept on its pod.
@@ -65,6 +66,9 @@ type Replica struct {
 	// pod's UID and the kubelet's restart count), so that none counts
 	// twice when the supervisor restarts.
 	LastExitID string
+	// Generation, under restart scope Job, is the job's restart
+	// generation its training process last started in.
+	Generation int32
 }
 
 // Annotations returns r as the pod annotations that hold it.
@@ -79,6 +83,9 @@ func (r Replica) Annotations() map[string]string {
 	}
 	if r.LastExitID != "" {
 		a[AnnotationLastExitID] = r.LastExitID
+	}
+	if r.Generation > 0 {
+		a[AnnotationGeneration] = strconv.Itoa(int(r.Generation))
 	}
 	if r.Message != "" {
 		m := r.Message
@@ -101,6 +108,9 @@ func ReplicaFromAnnotations(a map[string]string) (r Replica, ok bool) {
 	r = Replica{State: State(st), Reason: a[AnnotationReason], LastExitID: a[AnnotationLastExitID], Message: a[AnnotationMessage]}
 	if n, err := strconv.ParseInt(a[AnnotationRestarts], 10, 32); err == nil && n >= 0 {
 		r.Restarts = int32(n)
+	}
+	if n, err := strconv.ParseInt(a[AnnotationGeneration], 10, 32); err == nil && n >= 0 {
+		r.Generation = int32(n)
 	}
 	if n, err := strconv.ParseInt(a[AnnotationLastExitCode], 10, 32); err == nil {
 		code := int32(n)

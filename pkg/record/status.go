@@ -46,6 +46,10 @@ type Status struct {
 	// caps it): restartsOfGonePods plus those of each replica's current
 	// pod, restarts granted included.
 	Restarts int32 `json:"restarts"`
+	// restartGeneration, under restart scope Job, counts the job-wide
+	// restarts: each rise restarts every replica's training process (and
+	// is restarts, backoffLimit's count).
+	RestartGeneration int32 `json:"restartGeneration,omitempty"`
 	// restartsOfGonePods counts the restarts of pods that are gone.
 	RestartsOfGonePods int32 `json:"restartsOfGonePods,omitempty"`
 	// restartGrants, under backoffLimit, holds the restarts granted and
@@ -65,6 +69,10 @@ type Status struct {
 	// teardown lists the lowercase replica types scaled to zero when the
 	// job ended (the clean pod policy).
 	Teardown []string `json:"teardown,omitempty"`
+	// evaluatorDeadline, when the job succeeded while its evaluator ran,
+	// is when the evaluator is stopped if it has not finished by then;
+	// until it finishes or is stopped, its type is not in stop.
+	EvaluatorDeadline *Time `json:"evaluatorDeadline,omitempty"`
 }
 
 // Condition is one Kubeflow job condition.

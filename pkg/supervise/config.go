@@ -35,6 +35,16 @@ func ParseCleanPodPolicy(s string) (CleanPodPolicy, error) {
 	return "", fmt.Errorf("clean pod policy %q: want All, Running or None", s)
 }
 
+// DefaultEvaluatorGrace is the time a running evaluator gets to finish
+// once the job succeeded, unless the job says otherwise.
+const DefaultEvaluatorGrace = 10 * time.Minute
+
+// Restart scopes: what a retryable failure restarts.
+const (
+	RestartScopeReplica = "Replica"
+	RestartScopeJob     = "Job"
+)
+
 // AllWorkers is the success policy under which every worker must succeed.
 const AllWorkers = "AllWorkers"
 
@@ -83,6 +93,17 @@ type Config struct {
 	// SuccessReplica, when set, is the one replica whose success is the
 	// job's.
 	SuccessReplica *Ref
+	// SuccessWorkers, when set, is how many workers must succeed for a
+	// job without a chief to succeed (successWorkers).
+	SuccessWorkers *Quota
+	// RestartScope is Replica (""): a retryable failure restarts the
+	// replica; or Job: it restarts every replica's training process, in
+	// place, counted once (wrap mode and tfgen run only).
+	RestartScope string
+	// EvaluatorGrace is how long an evaluator still running when the job
+	// succeeds may go on, to finish its last evaluation, before it is
+	// stopped; zero stops it with the rest.
+	EvaluatorGrace time.Duration
 	// CleanPodPolicy says what Teardown stops when the job ends.
 	CleanPodPolicy CleanPodPolicy
 	// TTLAfterFinished, when set, stops every replica that long after the
@@ -118,6 +139,17 @@ func (c *Config) Validate() error {
 	}
 	if c.SuccessPolicy != "" && c.SuccessPolicy != AllWorkers {
 		errs = append(errs, fmt.Errorf("success policy %q: want \"\" or AllWorkers", c.SuccessPolicy))
+	}
+	if c.SuccessWorkers != nil && (c.SuccessPolicy == AllWorkers || c.SuccessReplica != nil) {
+		errs = append(errs, errors.New("success workers: not with success policy AllWorkers or a success replica"))
+	}
+	switch c.RestartScope {
+	case "", RestartScopeReplica, RestartScopeJob:
+	default:
+		errs = append(errs, fmt.Errorf("restart scope %q: want Replica or Job", c.RestartScope))
+	}
+	if c.EvaluatorGrace < 0 {
+		errs = append(errs, fmt.Errorf("evaluator grace %v: want 0 or more", c.EvaluatorGrace))
 	}
 	if c.GracePeriod <= 0 {
 		c.GracePeriod = 30 * time.Second

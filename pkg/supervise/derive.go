@@ -33,6 +33,13 @@ type change struct {
 	events []Event
 }
 
+// wakeBy makes the change wake the keeper at t, unless it wakes earlier.
+func (c *change) wakeBy(t time.Time) {
+	if c.wake.IsZero() || t.Before(c.wake) {
+		c.wake = t
+	}
+}
+
 // urgent reports whether the status must be written at once: it starts
 // or ends the job, or lets replicas restart.
 func (c change) urgent() bool { return c.started || c.ended || c.granted > 0 }
@@ -56,6 +63,7 @@ func (c *Config) derive(s *record.Status, obs []Observed, gone int32, now time.T
 	n := s.DeepCopy()
 	var ch change
 	if n.Ended() {
+		c.graceEvaluator(n, obs, now, &ch)
 		c.settle(n, obs, now, &ch)
 		return n, ch
 	}
@@ -99,7 +107,8 @@ func (c *Config) derive(s *record.Status, obs []Observed, gone int32, now time.T
 		ch.wake = n.StartTime.Add(c.ActiveDeadline)
 	}
 	if n.Ended() {
-		c.end(n, obs, &ch)
+		c.end(n, obs, now, &ch)
+		c.graceEvaluator(n, obs, now, &ch)
 		c.settle(n, obs, now, &ch)
 	}
 	return n, ch
@@ -116,6 +125,10 @@ func (c *Config) kind() string {
 // grants the restarts asked for while the count allows, failing the job at
 // the first it cannot grant.
 func (c *Config) countRestarts(n *record.Status, obs []Observed, gone int32, now time.Time, ch *change) {
+	if c.RestartScope == RestartScopeJob {
+		c.countJobRestarts(n, obs, now, ch)
+		return
+	}
 	n.RestartsOfGonePods += gone
 	present := map[string]Observed{}
 	for _, o := range obs {
@@ -160,6 +173,33 @@ func (c *Config) countRestarts(n *record.Status, obs []Observed, gone int32, now
 	}
 }
 
+// countJobRestarts, under restart scope Job, raises the job's restart
+// generation when a replica asks to restart in the current one (under
+// backoffLimit while the count allows; the first it cannot grant fails
+// the job). Replicas that failed in an earlier generation, such as peers
+// that a failure took down too, restart with the current one: a failure
+// that takes down many replicas counts once.
+func (c *Config) countJobRestarts(n *record.Status, obs []Observed, now time.Time, ch *change) {
+	for _, o := range obs {
+		if o.State != record.StateRestarting || o.Generation < n.RestartGeneration {
+			continue
+		}
+		if limit := c.BackoffLimit; limit != nil && n.RestartGeneration >= *limit {
+			note := fmt.Sprintf("replica %s exited with code %s and the job has used its backoff limit of %d restarts", o.Ref, codeOf(o.LastExitCode), *limit)
+			c.fail(n, ReasonBackoffLimitExceeded, note, now, ch)
+			ch.refused = o.Ref.String()
+			n.AddFailure(o.Ref.String(), record.Failure{ExitCode: o.LastExitCode, Reason: ReasonBackoffLimitExceeded, Restarts: o.Restarts})
+			break
+		}
+		n.RestartGeneration++
+		ch.granted++
+		ch.events = append(ch.events, Event{Type: "Normal", Reason: ReasonJobRestarting, Action: "Restart",
+			Note: fmt.Sprintf("replica %s exited with code %s: every replica restarts (job restart %d)", o.Ref, codeOf(o.LastExitCode), n.RestartGeneration)})
+		break
+	}
+	n.Restarts = n.RestartGeneration
+}
+
 func codeOf(c *int32) string {
 	if c == nil {
 		return "unknown"
@@ -171,16 +211,23 @@ func codeOf(c *int32) string {
 // active deadline, in that order.
 func (c *Config) decide(n *record.Status, obs []Observed, now time.Time, ch *change) {
 	if c.JobSucceeded(n.HasSucceeded) {
-		note := "replica " + c.successNote(n) + " succeeded"
+		note := c.successNote(n)
 		ch.events = append(ch.events, Event{Type: "Normal", Reason: ReasonJobSucceeded, Action: "Finish", Note: "the job succeeded: " + note})
 		n.Finish(true, ReasonJobSucceeded, note, now)
 		return
 	}
+	failed := func(t string, i int32) bool {
+		ref := Ref{Type: t, Index: i}.String()
+		return n.Failures[ref] != nil || slices.ContainsFunc(obs, func(o Observed) bool { return o.Ref.String() == ref && o.State == record.StateFailed })
+	}
 	for _, o := range obs {
-		if o.State == record.StateFailed {
+		if o.State == record.StateFailed && !c.survives(o.Ref, failed) {
 			note := o.Message
 			if note == "" {
 				note = fmt.Sprintf("replica %s failed with exit code %s (%s)", o.Ref, codeOf(o.LastExitCode), o.Reason)
+			}
+			if c.Layout.Sparse && o.Type == "worker" {
+				note += "; with dynamic workers the job went on after worker failures, but it can no longer succeed by its success policy"
 			}
 			c.fail(n, ReasonReplicaFailed, note, now, ch)
 			return
@@ -193,18 +240,22 @@ func (c *Config) decide(n *record.Status, obs []Observed, now time.Time, ch *cha
 	}
 }
 
-// successNote names what succeeded: the success replica, the deciding
-// type's replica 0, or every worker.
+// successNote says what succeeded: the success replica, the deciding
+// type's replica 0, every worker, or enough workers.
 func (c *Config) successNote(n *record.Status) string {
 	if c.SuccessReplica != nil {
-		return c.SuccessReplica.String()
+		return "replica " + c.SuccessReplica.String() + " succeeded"
 	}
 	k := c.Keeper()
-	if k.Type == "worker" && c.SuccessPolicy == AllWorkers {
-		r, _ := c.Layout.Role("worker")
-		return fmt.Sprintf("worker-0 to worker-%d", r.Replicas-1)
+	r, _ := c.Layout.Role("worker")
+	switch {
+	case k.Type == "worker" && c.SuccessPolicy == AllWorkers:
+		return fmt.Sprintf("replica worker-0 to worker-%d succeeded", r.Replicas-1)
+	case k.Type == "worker" && c.SuccessWorkers != nil:
+		got, _ := c.workersSucceeded(n.HasSucceeded)
+		return fmt.Sprintf("%d of %d workers succeeded (success workers %s): worker %s", got, r.Replicas, c.SuccessWorkers, n.Succeeded["worker"])
 	}
-	return k.String()
+	return "replica " + k.String() + " succeeded"
 }
 
 // fail ends the job as Failed (if it has not ended).
@@ -224,8 +275,10 @@ func (c *Config) fail(n *record.Status, reason, note string, now time.Time, ch *
 // the clean pod policy names, with Running those with a replica not known
 // to have finished), and under All every type is torn down at once; and
 // it counts a succeeded job's active replicas as succeeded, as Kubeflow
-// does, and a failed job's replicas that stop as no longer active.
-func (c *Config) end(n *record.Status, obs []Observed, ch *change) {
+// does, and a failed job's replicas that stop as no longer active. An
+// evaluator that a succeeded job would stop gets EvaluatorGrace first
+// (graceEvaluator).
+func (c *Config) end(n *record.Status, obs []Observed, now time.Time, ch *change) {
 	ch.ended = true
 	failed := map[string]bool{}
 	for _, o := range obs {
@@ -242,19 +295,92 @@ func (c *Config) end(n *record.Status, obs []Observed, ch *change) {
 	if n.IsTrue(record.JobFailed) && n.Condition(record.JobFailed).Reason == ReasonDeadlineExceeded {
 		n.Stop = c.Types(own)
 	}
+	graced := n.IsTrue(record.JobSucceeded) && c.EvaluatorGrace > 0 && slices.Contains(n.Stop, evaluator) && own != evaluator
+	if graced {
+		n.Stop = slices.DeleteFunc(n.Stop, func(t string) bool { return t == evaluator })
+		at := record.NewTime(now.Add(c.EvaluatorGrace))
+		n.EvaluatorDeadline = &at
+	}
 	if c.CleanPodPolicy == CleanAll {
-		n.Teardown = c.Types(own)
+		// With an evaluator given time, the keeper's own type (the
+		// keeper decides when that time is up) goes with it, later.
+		n.Teardown = slices.DeleteFunc(c.Types(own), func(t string) bool { return graced && (t == evaluator || t == own) })
 		ch.teardown = n.Teardown
 	}
 	n.RestartGrants = nil
 	for t, rs := range n.ReplicaStatuses {
 		switch {
+		case graced && t == record.KubeflowType(evaluator):
 		case n.IsTrue(record.JobSucceeded):
 			rs.Succeeded += rs.Active
 			rs.Active = 0
 		case slices.ContainsFunc(n.Stop, func(s string) bool { return record.KubeflowType(s) == t }):
 			rs.Active = 0
 		}
+	}
+}
+
+// evaluator is the replica type that gets time to finish (EvaluatorGrace).
+const evaluator = "evaluator"
+
+// graceEvaluator follows, after the job succeeded, the evaluator it gave
+// time to finish: the evaluator's own outcome goes into the status, and
+// once every evaluator replica has finished, or at the deadline, its type
+// joins the types that stop (and, under cleanPodPolicy All, is torn down
+// with the keeper's own type, which waited for it).
+func (c *Config) graceEvaluator(n *record.Status, obs []Observed, now time.Time, ch *change) {
+	if n.EvaluatorDeadline == nil || slices.Contains(n.Stop, evaluator) {
+		return
+	}
+	role, _ := c.Layout.Role(evaluator)
+	seen := map[int32]Observed{}
+	for _, o := range obs {
+		if o.Type == evaluator {
+			seen[o.Index] = o
+		}
+	}
+	rs, running := &record.ReplicaStatus{}, false
+	for i := range role.Replicas {
+		o, ok := seen[i]
+		switch {
+		case n.HasSucceeded(evaluator, i):
+			rs.Succeeded++
+		case o.State == record.StateSucceeded:
+			n.AddSucceeded(evaluator, i)
+			rs.Succeeded++
+		case o.State == record.StateFailed:
+			n.AddFailure(o.Ref.String(), record.Failure{ExitCode: o.LastExitCode, Reason: o.Reason, Restarts: o.Restarts})
+			rs.Failed++
+		case o.State.Active():
+			rs.Active++
+			running = true
+		case ok && o.State == "": // its supervisor's first word on the way
+			running = true
+		}
+	}
+	if n.ReplicaStatuses == nil {
+		n.ReplicaStatuses = map[string]*record.ReplicaStatus{}
+	}
+	deadline := n.EvaluatorDeadline.Time
+	if running && now.Before(deadline) {
+		n.ReplicaStatuses[record.KubeflowType(evaluator)] = rs
+		ch.wakeBy(deadline)
+		return
+	}
+	if running {
+		note := fmt.Sprintf("the evaluator was still running %v after the job succeeded: stopping it", c.EvaluatorGrace)
+		ch.events = append(ch.events, Event{Type: "Normal", Reason: ReasonEvaluatorStopped, Action: "Stop", Note: note})
+		rs.Active = 0
+	}
+	n.ReplicaStatuses[record.KubeflowType(evaluator)] = rs
+	n.Stop = append(n.Stop, evaluator)
+	if c.CleanPodPolicy == CleanAll {
+		late := []string{evaluator}
+		if own := c.Keeper().Type; !slices.Contains(n.Teardown, own) {
+			late = append(late, own)
+		}
+		n.Teardown = append(n.Teardown, late...)
+		ch.teardown = append(ch.teardown, late...)
 	}
 }
 
@@ -299,7 +425,7 @@ func (c *Config) settle(n *record.Status, obs []Observed, now time.Time, ch *cha
 			n.Teardown = append(n.Teardown, t)
 			ch.teardown = append(ch.teardown, t)
 		case unsure:
-			ch.wake = n.CompletionTime.Add(settleTimeout)
+			ch.wakeBy(n.CompletionTime.Add(settleTimeout))
 		}
 	}
 }

@@ -21,6 +21,8 @@ const (
 	ReasonTeardown             = "Teardown"
 	ReasonTeardownFailed       = "TeardownFailed"
 	ReasonTTLExpired           = "TTLExpired"
+	ReasonEvaluatorStopped     = "EvaluatorStopped"
+	ReasonJobRestarting        = "JobRestarting"
 )
 
 // Reasons a replica's training process was stopped from outside (the
@@ -34,12 +36,19 @@ const (
 	// ReasonTerminated: the supervisor got SIGTERM or SIGINT (its pod is
 	// going away).
 	ReasonTerminated = "Terminated"
+	// ReasonDisrupted: sidecar mode, the training container exited while
+	// its pod was being deleted, evicted or preempted.
+	ReasonDisrupted = "Disrupted"
+	// ReasonJobRestart: under restart scope Job, another replica failed
+	// and every replica's training process restarts.
+	ReasonJobRestart = "JobRestart"
 )
 
 // JobSucceeded reports whether the job has succeeded, given which
 // replicas have: the success replica if one is set; else the chief (or
 // master, or an MXNet scheduler, which exits once training is over); else
-// worker 0, or every worker under AllWorkers; an MXTune job without workers
+// worker 0, or every worker under AllWorkers, or as many workers as
+// SuccessWorkers asks for; an MXTune job without workers
 // succeeds when its tuners do. Parameter servers and evaluators never
 // decide. A job without roles is its one replica.
 func (c *Config) JobSucceeded(succeeded func(t string, index int32) bool) bool {
@@ -69,12 +78,40 @@ func (c *Config) JobSucceeded(succeeded func(t string, index int32) bool) bool {
 	if c.SuccessPolicy == AllWorkers {
 		return all("worker")
 	}
+	if q := c.SuccessWorkers; q != nil {
+		got, need := c.workersSucceeded(succeeded)
+		return need > 0 && got >= need
+	}
 	if _, ok := c.Layout.Role("worker"); !ok {
 		if _, ok := c.Layout.Role("tuner"); ok {
 			return all("tuner")
 		}
 	}
 	return succeeded("worker", 0)
+}
+
+// workersSucceeded counts the workers that succeeded, and says how many
+// SuccessWorkers needs.
+func (c *Config) workersSucceeded(succeeded func(t string, index int32) bool) (got, need int32) {
+	r, _ := c.Layout.Role("worker")
+	for i := range r.Replicas {
+		if succeeded("worker", i) {
+			got++
+		}
+	}
+	return got, c.SuccessWorkers.Of(r.Replicas)
+}
+
+// survives reports whether the job goes on after replica failed failed:
+// with dynamic workers (enableDynamicWorker), a worker's failure does not
+// fail the job, as in Kubeflow, as long as the job can still succeed by
+// its success policy (a chief, worker 0 or enough workers have not
+// failed); failed says which replicas have.
+func (c *Config) survives(failed Ref, hasFailed func(t string, index int32) bool) bool {
+	if !c.Layout.Sparse || failed.Type != "worker" {
+		return false
+	}
+	return c.JobSucceeded(func(t string, i int32) bool { return !hasFailed(t, i) })
 }
 
 // Types returns the job's replica types that have replicas, with own, if

@@ -57,13 +57,24 @@ func (r *replica) stopFor() string {
 		return ReasonJobEnded
 	case !r.job.Ended() && r.job.IsTrue(record.JobSuspended):
 		return ReasonSuspended
+	case !r.job.Ended() && r.jobRestart():
+		return ReasonJobRestart
 	}
 	return ""
+}
+
+// jobRestart reports whether, under restart scope Job, the job has
+// restarted since this replica's training process last started.
+func (r *replica) jobRestart() bool {
+	return r.cfg.RestartScope == RestartScopeJob && r.job.RestartGeneration > r.rec.Generation
 }
 
 // granted reports whether the replica may restart: there is no
 // backoffLimit, or the keeper granted its next restart.
 func (r *replica) granted() bool {
+	if r.cfg.RestartScope == RestartScopeJob {
+		return r.jobRestart() // every replica restarts together
+	}
 	return r.cfg.BackoffLimit == nil || r.job.RestartGrants[r.cfg.Self.String()] > r.rec.Restarts
 }
 
@@ -76,11 +87,17 @@ func (r *replica) report(events ...Event) {
 // A first start is reported at leisure (Spread): every replica starts at
 // once, and nothing waits for it; a restart is not (the keeper counts it).
 func (r *replica) running(restart bool) {
+	own := r.rec.Reason != ReasonJobRestart // a restart after its own failure, not another's
 	r.rec.State, r.rec.Reason, r.rec.Message = record.StateRunning, "Started", ""
 	rep := Report{Spread: r.cfg.spread()}
 	if restart {
-		r.rec.Restarts++
+		if own {
+			r.rec.Restarts++
+		}
 		r.rec.Reason, rep.Spread = "Restarted", 0
+	}
+	if r.job != nil {
+		r.rec.Generation = r.job.RestartGeneration
 	}
 	rep.Replica = r.rec
 	r.rep.Report(rep)
@@ -114,6 +131,9 @@ func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 			Event{Type: "Warning", Reason: ReasonReplicaFailed, Action: "Fail", Note: note})
 	}
 	switch {
+	case stopped == ReasonJobRestart:
+		r.rec.State, r.rec.Reason, restart = record.StateRestarting, ReasonJobRestart, true
+		r.rec.Message = fmt.Sprintf("replica %s stopped to restart with the job (job restart %d)", self, r.job.RestartGeneration)
 	case stopped != "":
 		r.rec.State, r.rec.Reason = record.StateStopped, stopped
 		r.rec.Message = fmt.Sprintf("replica %s stopped%s: exited with code %d (%s)", self, stopWhy[stopped], ex.Code, ex.Reason)
@@ -169,6 +189,7 @@ var stopWhy = map[string]string{
 	ReasonJobEnded:   " (the job had ended)",
 	ReasonSuspended:  " (the job is suspended)",
 	ReasonTerminated: " (its supervisor was stopped)",
+	ReasonDisrupted:  " (its pod was deleted, evicted or preempted)",
 }
 
 // refused records that the restart the replica waited for will not come:

@@ -207,6 +207,8 @@ func (w *wrap) onExit() bool {
 	case ReasonJobEnded:
 		w.done = true
 	case ReasonSuspended:
+	case ReasonJobRestart: // with every replica, at once
+		w.waiting, w.backedOff = true, true
 	default:
 		w.after(restart)
 	}
@@ -230,7 +232,8 @@ func (w *wrap) after(restart bool) {
 }
 
 // stopLog says why the training process is stopped, by the reason.
-var stopLog = map[string]string{ReasonJobEnded: "the job has ended", ReasonSuspended: "the job is suspended", ReasonTerminated: "stopping"}
+var stopLog = map[string]string{ReasonJobEnded: "the job has ended", ReasonSuspended: "the job is suspended", ReasonTerminated: "stopping",
+	ReasonJobRestart: "the job restarts"}
 
 // terminate sends sig (SIGTERM, or the stop signal the supervisor got) to
 // the process group, and SIGKILL after the grace period; why is the reason

@@ -24,6 +24,10 @@ type ContainerStatus struct {
 	// LastTerminated is the previous container's exit
 	// (lastState.terminated), once the kubelet has restarted it.
 	LastTerminated *Exit
+	// Disruption, when not empty, says why the pod is going away from
+	// outside (deleted, evicted, preempted): an exit then is a stop, not
+	// a failure.
+	Disruption string
 }
 
 // exits returns the exits in st, oldest first, with their IDs.
@@ -150,7 +154,12 @@ func (w *Watcher) follow(r *replica, st ContainerStatus) bool {
 			r.rec.Restarts++
 		}
 		r.rec.LastExitID = ids[i]
-		if !r.exited(ex, "") {
+		stopped := ""
+		if st.Disruption != "" {
+			stopped = ReasonDisrupted
+			ex.Message = strings.TrimSpace(ex.Message + " (pod " + st.Disruption + ")")
+		}
+		if !r.exited(ex, stopped) {
 			return true
 		}
 	}

@@ -179,3 +179,40 @@ func TestHold(t *testing.T) {
 		})
 	}
 }
+
+// TestWatcherDisruption: in sidecar mode, the training container killed
+// while its pod is deleted, evicted or preempted (137 after the grace
+// period) is Stopped: it counts neither as a failure nor as a restart,
+// also with no restart left; the replica's new pod trains as if nothing
+// happened. The same exit with no disruption is an OOM kill, which
+// backoffLimit caps.
+func TestWatcherDisruption(t *testing.T) {
+	for _, why := range []string{"deleted", "DisruptionTarget: EvictionByEvictionAPI", "DisruptionTarget: PreemptionByScheduler", "Evicted", ""} {
+		t.Run(why, func(t *testing.T) {
+			cfg := config(supervise.ExitCode)
+			cfg.BackoffLimit, cfg.Policy.MaxRestarts = ptr[int32](0), ptr[int32](0)
+			f := newFixture(t, cfg, true)
+			stop := f.keep(t)
+			killed := kubelet("pod-a", 137)
+			killed[1].Disruption = why
+			if why == "" {
+				f.watch(t, "pod-a", nil, killed, (*record.Status).Ended)
+				if c := f.status(t).Condition(record.JobFailed); c == nil {
+					t.Errorf("an OOM kill with no restart left: %+v, want the job failed", f.status(t).Conditions)
+				}
+				return
+			}
+			f.watch(t, "pod-a", nil, killed, func(s *record.Status) bool {
+				return s.StartTime != nil && s.ReplicaStatuses["Worker"] != nil && s.ReplicaStatuses["Worker"].Active == 0
+			})
+			if s, r := f.status(t), f.replica(t); s.Ended() || s.Restarts != 0 || len(s.Failures) != 0 || r.State != record.StateStopped || r.Reason != supervise.ReasonDisrupted {
+				t.Fatalf("after the disruption: job %+v, restarts %d, failures %v; replica %+v", s.Conditions, s.Restarts, s.Failures, r)
+			}
+			f.watch(t, "pod-b", nil, kubelet("pod-b", 0), (*record.Status).Ended)
+			stop()
+			if s := f.status(t); !s.IsTrue(record.JobSucceeded) || s.Restarts != 0 {
+				t.Errorf("the new pod: conditions %+v, restarts %d; want success with no restart counted", s.Conditions, s.Restarts)
+			}
+		})
+	}
+}

@@ -15,6 +15,8 @@ func Job(j *job.Job) field.ErrorList {
 	errs = append(errs, replicas(j)...)
 	errs = append(errs, runPolicy(j)...)
 	errs = append(errs, success(j)...)
+	errs = append(errs, successWorkers(j)...)
+	errs = append(errs, tfgenAnnotations(j)...)
 	errs = append(errs, instances(j)...)
 	errs = append(errs, tensorBoard(j)...)
 	errs = append(errs, scheduler(j)...)

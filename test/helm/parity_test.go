@@ -43,6 +43,8 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{"examples/tfjob-mnist.yaml", []string{"--cluster-domain", "cluster.local", "--supervisor-image", "registry.example.com/tfsupervisor:v1", "--exclude-evaluator"}},
 		parityCase{"examples/tfjob-sidecar.yaml", []string{"--kube-version", "1.35"}},
 		parityCase{"test/helm/testdata/tfjob-port.yaml", nil},
+		parityCase{"pkg/localrun/testdata/outcome.yaml", nil},
+		parityCase{"examples/local-demo.yaml", []string{"--restart-scope", "Job", "--evaluator-grace", "2m"}},
 	)
 	return cases
 }

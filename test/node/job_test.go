@@ -43,6 +43,8 @@ type jobSpec struct {
 	replicas  []replica
 	exits     []string // --exit REPLICA=CODES
 	flags     []string // of tfgen render
+	// annotations of the job (tfgen.io/*), if any.
+	annotations map[string]string
 	// noReports: the pods get no hostPath for the workload's reports (the
 	// restricted Pod Security Standard forbids it), so --wait-for fails.
 	noReports bool
@@ -94,7 +96,11 @@ func (j jobSpec) manifest(ns, dir string) []byte {
 		maps.Copy(spec, r.template)
 		specs[r.kind] = object{"replicas": r.n, "restartPolicy": r.policy, "template": object{"spec": spec}}
 	}
-	job := object{"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": object{"name": j.name},
+	meta := object{"name": j.name}
+	if len(j.annotations) > 0 {
+		meta["annotations"] = j.annotations
+	}
+	job := object{"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": meta,
 		"spec": object{"runPolicy": j.runPolicy, "tfReplicaSpecs": specs}}
 	if j.mxnet {
 		job["kind"] = "MXJob"

@@ -26,8 +26,11 @@ import (
 func TestJobSucceeds(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
+	// The evaluator serves for ever: it gets no time to finish after the
+	// chief's success (test/supervisor tests that time).
 	r := c.startJob(t, jobSpec{name: "mnist", runPolicy: object{"cleanPodPolicy": "All"},
-		exits: []string{"ps=block", "evaluator=block"},
+		exits:       []string{"ps=block", "evaluator=block"},
+		annotations: map[string]string{"tfgen.io/evaluator-grace": "0s"},
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0,worker-1,ps-0,evaluator-0"}},
 			{kind: "PS", n: 1, policy: "Always"},

@@ -67,6 +67,9 @@ func TestSidecar(t *testing.T) {
 	j.waitRecords(0, "the sidecar to see the container run", pod, func(r record.Replica) bool { return r.State == record.StateRunning })
 	k.set(0, terminated(137, 0), corev1.ContainerState{}) // OOM-killed: retryable
 	j.waitStatus("the exit to count", func(s *record.Status) bool { return s.Restarts == 1 })
+	// The keeper beside this replica counts its exit before the record's
+	// patch reaches the pod: wait for the record.
+	j.waitRecords(0, "the exit on the pod", pod, func(r record.Replica) bool { return r.State != record.StateRunning })
 	if r := j.record("j-worker-0"); r.State != record.StateRestarting || r.LastExitCode == nil || *r.LastExitCode != 137 {
 		t.Errorf("after exit 137: %+v", r)
 	}

@@ -2,6 +2,7 @@ package kubeflow
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/tfgen/tfgen/pkg/dialect/internal/convert"
@@ -29,6 +30,9 @@ type TFJobSpec struct {
 	RunPolicy *RunPolicy `json:"runPolicy,omitempty"`
 	// successPolicy: "" (chief, else worker 0) or AllWorkers.
 	SuccessPolicy *string `json:"successPolicy,omitempty"`
+	// successWorkers (tfgen's): without a chief, the job succeeds once this
+	// many workers have, a count or a percentage ("50%").
+	SuccessWorkers *intstr.IntOrString `json:"successWorkers,omitempty"`
 	// enableDynamicWorker gives workers the sparse TF_CONFIG.
 	EnableDynamicWorker *bool `json:"enableDynamicWorker,omitempty"`
 	// tfReplicaSpecs maps Chief, Master, Worker, PS, Evaluator (any case) to replica specs.
@@ -96,6 +100,7 @@ func decodeTFJob(c *convert.Context) *job.Job {
 	if in.Spec.SuccessPolicy != nil {
 		j.SuccessPolicy = job.SuccessPolicy(*in.Spec.SuccessPolicy)
 	}
+	j.SuccessWorkers = in.Spec.SuccessWorkers
 	if in.Spec.EnableDynamicWorker != nil {
 		j.EnableDynamicWorker = *in.Spec.EnableDynamicWorker
 	}

@@ -26,6 +26,8 @@ type options struct {
 	maxRestarts, backoffLimit                         limit
 	activeDeadline, gracePeriod                       time.Duration
 	successPolicy, successReplica, cleanPodPolicy     string
+	successWorkers, restartScope                      string
+	evaluatorGrace                                    time.Duration
 	ttlAfterFinished                                  string
 	terminationLog                                    string
 	socket                                            string
@@ -48,6 +50,9 @@ func (o *options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.activeDeadline, "active-deadline", 0, "fail the job this long after it started (0: never)")
 	fs.StringVar(&o.successPolicy, "success-policy", "", `"" or AllWorkers`)
 	fs.StringVar(&o.successReplica, "success-replica", "", "type-index of the replica whose success is the job's (worker-0)")
+	fs.StringVar(&o.successWorkers, "success-workers", "", "without a chief, the job succeeds once this many workers have: a count or a percentage (50%)")
+	fs.StringVar(&o.restartScope, "restart-scope", "", "what a retryable failure restarts: Replica (default), or Job (every replica's training process, in place; wrap mode)")
+	fs.DurationVar(&o.evaluatorGrace, "evaluator-grace", supervise.DefaultEvaluatorGrace, "time a running evaluator gets to finish once the job succeeded (0: stop it at once)")
 	fs.StringVar(&o.cleanPodPolicy, "clean-pod-policy", string(supervise.CleanRunning), "what stops when the job ends: All, Running or None")
 	fs.StringVar(&o.ttlAfterFinished, "ttl-after-finished", "", "stop every replica this long after the job ended (empty: never)")
 	fs.DurationVar(&o.gracePeriod, "grace-period", 30*time.Second, "SIGTERM to SIGKILL of the training process group")
@@ -117,7 +122,8 @@ func (o *options) Config(id identity) (*supervise.Config, error) {
 		}
 	}
 	c := &supervise.Config{Job: o.job, Namespace: id.namespace, Pod: id.pod, ActiveDeadline: o.activeDeadline,
-		SuccessPolicy: o.successPolicy, GracePeriod: o.gracePeriod}
+		SuccessPolicy: o.successPolicy, GracePeriod: o.gracePeriod, EvaluatorGrace: o.evaluatorGrace,
+		RestartScope: o.restartScope}
 	c.Layout = &cluster.Layout{Job: o.job, Framework: o.framework, ClusterDomain: o.clusterDomain,
 		ExcludeEvaluator: o.excludeEvaluator, Sparse: o.sparse}
 	var err error
@@ -151,6 +157,11 @@ func (o *options) Config(id identity) (*supervise.Config, error) {
 		ref, err := supervise.ParseRef(o.successReplica)
 		add(err)
 		c.SuccessReplica = &ref
+	}
+	if o.successWorkers != "" {
+		q, err := supervise.ParseQuota(o.successWorkers)
+		add(err)
+		c.SuccessWorkers = &q
 	}
 	c.CleanPodPolicy, err = supervise.ParseCleanPodPolicy(o.cleanPodPolicy)
 	add(err)

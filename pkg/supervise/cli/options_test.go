@@ -34,7 +34,7 @@ func parse(t *testing.T, args []string, env map[string]string) (*supervise.Confi
 
 func TestConfigFromFlagsAndEnv(t *testing.T) {
 	cfg, err := parse(t, []string{"--job", "mnist", "--roles", "worker:3:2222,chief:1:2222", "--restart-policy", "ExitCode",
-		"--retryable-exit-codes", "130,137", "--max-restarts", "4", "--restart-backoff", "2s,1m", "--success-replica", "Worker-1"},
+		"--retryable-exit-codes", "130,137", "--max-restarts", "4", "--restart-backoff", "2s,1m", "--success-replica", "Worker-1", "--evaluator-grace", "90s"},
 		map[string]string{"TFSUPERVISOR_BACKOFF_LIMIT": "6", "TFSUPERVISOR_RESTART_POLICY": "Never", "TFSUPERVISOR_CLEAN_POD_POLICY": "All",
 			"TFSUPERVISOR_TTL_AFTER_FINISHED": "0s", "TFSUPERVISOR_ACTIVE_DEADLINE": "1h", "TFSUPERVISOR_EXCLUDE_EVALUATOR": "true"})
 	if err != nil {
@@ -48,7 +48,8 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		Policy: supervise.Policy{Restart: supervise.ExitCode, RetryableExitCodes: []int32{130, 137}, MaxRestarts: ptr[int32](4),
 			Backoff: supervise.Backoff{Initial: 2 * time.Second, Max: time.Minute}},
 		BackoffLimit: ptr[int32](6), ActiveDeadline: time.Hour, SuccessReplica: &supervise.Ref{Type: "worker", Index: 1},
-		CleanPodPolicy: supervise.CleanAll, TTLAfterFinished: ptr(time.Duration(0)), GracePeriod: 30 * time.Second, TeardownTimeout: 2 * time.Minute}
+		CleanPodPolicy: supervise.CleanAll, TTLAfterFinished: ptr(time.Duration(0)), GracePeriod: 30 * time.Second, TeardownTimeout: 2 * time.Minute,
+		EvaluatorGrace: 90 * time.Second}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("Config (-want +got); a flag wins over its variable:\n%s", diff)
 	}
@@ -73,6 +74,12 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"--clean-pod-policy", "Some"}, "clean pod policy"},
 		{[]string{"--ttl-after-finished", "soon"}, "ttl"},
 		{[]string{"--success-replica", "chief"}, "type-index"},
+		{[]string{"--success-workers", "0"}, "success workers"},
+		{[]string{"--success-workers", "150%"}, "at most 100%"},
+		{[]string{"--success-workers", "half"}, "success workers"},
+		{[]string{"--success-workers", "2", "--success-policy", "AllWorkers"}, "not with success policy AllWorkers"},
+		{[]string{"--evaluator-grace", "-1s"}, "evaluator grace"},
+		{[]string{"--restart-scope", "Pod"}, "restart scope"},
 	} {
 		_, err := parse(t, append([]string{"--job", "mnist"}, tc.args...), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

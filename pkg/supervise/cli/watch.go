@@ -72,6 +72,9 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	if cfg.RestartScope == supervise.RestartScopeJob {
+		return errors.New("restart scope Job restarts training processes in place, which only wrap mode (tfsupervisor run) can do")
+	}
 	d, err := connect(ctx, cfg, true, stderr)
 	if err != nil {
 		return err
@@ -147,7 +150,7 @@ func containerStatuses(ctx context.Context, pods <-chan *kube.Pod, container str
 				if cs.Name != container {
 					continue
 				}
-				st := supervise.ContainerStatus{PodUID: string(p.UID), RestartCount: cs.RestartCount,
+				st := supervise.ContainerStatus{PodUID: string(p.UID), RestartCount: cs.RestartCount, Disruption: p.Disruption(),
 					Running: cs.State.Running != nil, Terminated: exitOf(cs.State.Terminated), LastTerminated: exitOf(cs.LastState.Terminated)}
 				select {
 				case out <- st:

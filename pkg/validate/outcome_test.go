@@ -1,0 +1,42 @@
+package validate_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestOutcomeChoices: successWorkers and tfgen's job annotations, each
+// problem with its path.
+func TestOutcomeChoices(t *testing.T) {
+	const worker = "    Worker: {replicas: 4, template: {spec: {containers: [{name: tensorflow, image: tf, command: [train]}]}}}\n"
+	tests := []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"a count and a percentage are fine", "metadata: {name: j}\nspec:\n  successWorkers: 3\n  tfReplicaSpecs:\n" + worker, nil},
+		{"50% is fine", "metadata: {name: j, annotations: {tfgen.io/restart-scope: Job, tfgen.io/evaluator-grace: 5m}}\nspec:\n  successWorkers: 50%\n  tfReplicaSpecs:\n" + worker, nil},
+		{"out of range", "metadata: {name: j}\nspec:\n  successWorkers: 5\n  tfReplicaSpecs:\n" + worker,
+			[]string{`spec.successWorkers: Invalid value: 5: must be a count from 1 to the number of workers (4), or a percentage such as "50%"`}},
+		{"not a percentage", "metadata: {name: j}\nspec:\n  successWorkers: half\n  tfReplicaSpecs:\n" + worker,
+			[]string{`spec.successWorkers: Invalid value: "half": must be a count of workers, or a percentage from "1%" to "100%"`}},
+		{"with a chief", "metadata: {name: j}\nspec:\n  successWorkers: 2\n  tfReplicaSpecs:\n" + worker +
+			"    Chief: {template: {spec: {containers: [{name: tensorflow, image: tf}]}}}\n",
+			[]string{`spec.successWorkers: Forbidden: a job with a chief or master succeeds when it does; successWorkers is for jobs whose workers decide`}},
+		{"with AllWorkers", "metadata: {name: j}\nspec:\n  successPolicy: AllWorkers\n  successWorkers: 2\n  tfReplicaSpecs:\n" + worker,
+			[]string{`spec.successWorkers: Invalid value: "2": successPolicy AllWorkers already asks for every worker; set one of the two`}},
+		{"annotations", "metadata: {name: j, annotations: {tfgen.io/restart-scope: Pod, tfgen.io/evaluator-grace: soon}}\nspec:\n  tfReplicaSpecs:\n" + worker,
+			[]string{`metadata.annotations[tfgen.io/evaluator-grace]: Invalid value: "soon": must be a duration of 0 or more, such as 10m or 90s`,
+				`metadata.annotations[tfgen.io/restart-scope]: Unsupported value: "Pod": supported values: "Job", "Replica"`}},
+		{"job restarts need wrap mode", "metadata: {name: j, annotations: {tfgen.io/restart-scope: Job}}\nspec:\n  tfReplicaSpecs:\n" + worker +
+			"    PS: {template: {spec: {containers: [{name: side, image: s}, {name: tensorflow, image: tf}]}}}\n",
+			[]string{`spec.tfReplicaSpecs[PS].template.spec.containers[1].command: Required value: restart scope Job (tfgen.io/restart-scope) restarts training processes in place, which tfsupervisor does only for a container with a command (wrap mode); give it one, or map its image with --image-entrypoints`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, lines(decode(t, v1+tt.yaml))); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

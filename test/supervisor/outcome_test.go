@@ -1,0 +1,127 @@
+package supervisor
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tfgen/tfgen/pkg/record"
+)
+
+// replicaIn starts pod's supervisor in mode "run" (wrap mode: script is
+// the training process) or "watch" (sidecar mode: the stand-in kubelet k
+// runs a container that exits with code once the test says so, through
+// exit); env holds the job-wide flags.
+type replicaIn struct {
+	j    *job
+	pod  string
+	mode string
+	env  []string
+	p    *proc
+	k    *kubelet
+}
+
+func (r *replicaIn) start(script string) {
+	r.j.pod(r.pod)
+	args := []string{"watch", "--container", "tensorflow"}
+	if r.mode == "run" {
+		args = []string{"run", "--", "sh", "-c", script}
+	}
+	cmd := r.j.supervisor(r.pod, r.j.cp.Kubeconfig(), args...)
+	cmd.Env = append(cmd.Env, r.env...)
+	r.p = start(r.j.t, cmd)
+	if r.mode == "watch" {
+		r.k = &kubelet{j: r.j, pod: r.pod}
+		r.k.set(0, running(), corev1.ContainerState{})
+	}
+}
+
+// exit ends the sidecar-mode container with code (wrap mode: the script
+// decides, and the test tells it through a named pipe).
+func (r *replicaIn) exit(code int32, fifo string) {
+	if r.mode == "watch" {
+		r.k.set(0, terminated(code, 0), corev1.ContainerState{})
+		return
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		r.j.t.Fatal(err)
+	}
+	f.WriteString("go\n")
+	f.Close()
+}
+
+func mkfifo(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "go")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDynamicWorkersBothModes: with enableDynamicWorker (--sparse), a
+// worker that fails for good leaves the job running, in wrap and sidecar
+// mode alike; the chief (a sidecar here) decides.
+func TestDynamicWorkersBothModes(t *testing.T) {
+	for _, mode := range []string{"run", "watch"} {
+		t.Run(mode, func(t *testing.T) {
+			j := newJob(t, "chief:1:2222,worker:2:2222", map[string]int32{"chief": 1, "worker": 2})
+			env := []string{"TFSUPERVISOR_SPARSE=true"}
+			chief := &replicaIn{j: j, pod: "j-chief-0", mode: "watch", env: env}
+			chief.start("")
+			fifo := mkfifo(t)
+			worker := &replicaIn{j: j, pod: "j-worker-1", mode: mode, env: append(env, "GO="+fifo)}
+			worker.start(`read x < "$GO"; exit 1`)
+			j.waitRecords(0, "the worker to run", []string{"j-worker-1"}, func(r record.Replica) bool { return r.State == record.StateRunning })
+			worker.exit(1, fifo)
+			s := j.waitStatus("the worker's failure counted", func(s *record.Status) bool {
+				return s.Ended() || (s.ReplicaStatuses["Worker"] != nil && s.ReplicaStatuses["Worker"].Failed == 1)
+			})
+			if s.Ended() {
+				t.Fatalf("the job ended at a dynamic worker's failure: %+v", s.Conditions)
+			}
+			chief.exit(0, "")
+			s = j.waitStatus("the chief to decide", (*record.Status).Ended)
+			if !s.IsTrue(record.JobSucceeded) || s.Failures["worker-1"] == nil {
+				t.Errorf("conditions %+v, failures %v", s.Conditions, s.Failures)
+			}
+		})
+	}
+}
+
+// TestEvaluatorGraceBothModes: the chief succeeds while the evaluator
+// runs; the evaluator is neither stopped nor scaled down, finishes, and
+// its success is in the job's status, in wrap and sidecar mode alike.
+func TestEvaluatorGraceBothModes(t *testing.T) {
+	for _, mode := range []string{"run", "watch"} {
+		t.Run(mode, func(t *testing.T) {
+			j := newJob(t, "chief:1:2222,evaluator:1:2222", map[string]int32{"chief": 1, "evaluator": 1})
+			chief := &replicaIn{j: j, pod: "j-chief-0", mode: "watch"}
+			chief.start("")
+			fifo := mkfifo(t)
+			ev := &replicaIn{j: j, pod: "j-evaluator-0", mode: mode, env: []string{"GO=" + fifo}}
+			ev.start(`read x < "$GO"; exit 0`)
+			j.waitRecords(0, "the evaluator to run", []string{"j-evaluator-0"}, func(r record.Replica) bool { return r.State == record.StateRunning })
+			chief.exit(0, "")
+			s := j.waitStatus("the job to succeed", (*record.Status).Ended)
+			if !s.IsTrue(record.JobSucceeded) || s.EvaluatorDeadline == nil || slices.Contains(s.Stop, "evaluator") {
+				t.Fatalf("at the chief's success: conditions %+v, stop %v, evaluator deadline %v", s.Conditions, s.Stop, s.EvaluatorDeadline)
+			}
+			ev.exit(0, fifo)
+			s = j.waitStatus("the evaluator's outcome", func(s *record.Status) bool { return slices.Contains(s.Stop, "evaluator") })
+			if rs := s.ReplicaStatuses["Evaluator"]; rs == nil || rs.Succeeded != 1 {
+				t.Errorf("evaluator status %+v, want 1 succeeded", rs)
+			}
+			if r := j.record("j-evaluator-0"); r.State != record.StateSucceeded {
+				t.Errorf("evaluator record %+v, want Succeeded", r)
+			}
+			if got := j.replicas(); got["evaluator"] != 1 {
+				t.Errorf("replicas %v: the finished evaluator was scaled down", got)
+			}
+		})
+	}
+}
