@@ -123,6 +123,13 @@ func (w *Watcher) Run(ctx context.Context) Result {
 				r.idle(why)
 				done = true
 			}
+			if !done && r.stopFor() == ReasonJobEnded && r.rec.State.Active() {
+				// A sidecar cannot stop the training container; the
+				// teardown will. Saying so now lets the keeper tear down at
+				// once rather than wait for an exit only the teardown brings.
+				r.rec.State, r.rec.Reason, r.rec.Message = record.StateStopped, ReasonJobEnded, "the job ended: the clean pod policy's teardown stops the training container"
+				r.report()
+			}
 			if !ttlArmed {
 				ttl, ttlArmed = ttlTimer(w.Config, st, clock)
 			}
@@ -167,7 +174,7 @@ func (w *Watcher) follow(r *replica, st ContainerStatus) bool {
 		switch r.rec.State {
 		case record.StateRestarting:
 			r.running(true)
-		case record.StateRunning:
+		case record.StateRunning, record.StateStopped: // stopped: awaiting the teardown
 		default:
 			r.running(false)
 		}

@@ -2,6 +2,7 @@ package supervise_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -214,5 +215,41 @@ func TestWatcherDisruption(t *testing.T) {
 				t.Errorf("the new pod: conditions %+v, restarts %d; want success with no restart counted", s.Conditions, s.Restarts)
 			}
 		})
+	}
+}
+
+// TestWatcherStoppedAwaitsTeardown: in sidecar mode a parameter server
+// still running when the chief succeeds cannot be stopped by its watcher;
+// the watcher says Stopped at once, so under cleanPodPolicy Running the
+// keeper scales the PS away at once instead of after settleTimeout.
+func TestWatcherStoppedAwaitsTeardown(t *testing.T) {
+	cfg := config(supervise.Never)
+	cfg.Layout, cfg.Self = layout(), supervise.Ref{Type: "ps"}
+	f := newFixture(t, cfg, true)
+	f.td.stopped = make(chan []string, 4)
+	f.keep(t)
+	// The PS's container runs; then the chief succeeds.
+	statuses := make(chan supervise.ContainerStatus, 1)
+	statuses <- supervise.ContainerStatus{PodUID: "pod-ps", Running: true}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &supervise.Watcher{Config: f.cfg, Statuses: statuses, Store: f.store, Reporter: report.Multi{f.rep, f.board.PodReporter(f.cfg.Self, "pod-ps")},
+		Teardown: f.td, Clock: f.clock}
+	go w.Run(ctx)
+	waitStatus(t, f.store, "the job started", func(s *record.Status) bool { return s.StartTime != nil })
+	f.board.PodReporter(supervise.Ref{Type: "chief"}, "pod-chief").Report(supervise.Report{Replica: record.Replica{State: record.StateSucceeded}})
+	deadline := time.After(10 * time.Second) // settleTimeout is a minute
+	for {
+		select {
+		case types := <-f.td.stopped:
+			if slices.Contains(types, "ps") {
+				if e := f.replica(t); e.State != record.StateStopped {
+					t.Errorf("the PS's record %+v, want Stopped", e)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the PS was not torn down; status %+v", f.status(t))
+		}
 	}
 }
