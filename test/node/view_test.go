@@ -29,17 +29,20 @@ func (r *run) cli(args ...string) (string, int) {
 	return out.String(), 0
 }
 
-// view is what `tfgen status -o json` prints.
+// view is what `tfgen status -o json` prints, shaped like a Kubeflow
+// TFJob: the record's status with tfgen's state and replicas beside it.
 type view struct {
-	State    string        `json:"state"`
-	Status   record.Status `json:"status"`
-	Replicas []struct {
-		Name         string `json:"name"`
-		State        string `json:"state"`
-		Restarts     int32  `json:"restarts"`
-		LastExitCode *int32 `json:"lastExitCode"`
-		Reason       string `json:"reason"`
-	} `json:"replicas"`
+	State    string
+	Status   record.Status
+	Replicas []viewReplica
+}
+
+type viewReplica struct {
+	Name         string `json:"name"`
+	State        string `json:"state"`
+	Restarts     int32  `json:"restarts"`
+	LastExitCode *int32 `json:"lastExitCode"`
+	Reason       string `json:"reason"`
 }
 
 // view runs `tfgen status -o json`.
@@ -49,10 +52,25 @@ func (r *run) view() view {
 	if code != 0 {
 		r.t.Fatalf("tfgen status exited %d:\n%s", code, out)
 	}
+	var job struct {
+		Status json.RawMessage `json:"status"`
+	}
+	var extra struct {
+		State    string        `json:"state"`
+		Replicas []viewReplica `json:"replicas"`
+	}
 	var v view
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
+	err := json.Unmarshal([]byte(out), &job)
+	if err == nil {
+		err = json.Unmarshal(job.Status, &v.Status)
+	}
+	if err == nil {
+		err = json.Unmarshal(job.Status, &extra)
+	}
+	if err != nil {
 		r.t.Fatalf("tfgen status -o json: %v\n%s", err, out)
 	}
+	v.State, v.Replicas = extra.State, extra.Replicas
 	return v
 }
 
