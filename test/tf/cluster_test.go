@@ -104,8 +104,8 @@ func clusterJob(ns, results string, ports []int) string {
 // jobStatus is what the test reads of tfgen status -o json: the state and
 // the status's fields as Kubeflow's TFJob status has them.
 type jobStatus struct {
-	State  string `json:"state"`
 	Status struct {
+		State      string `json:"state"`
 		Conditions []struct {
 			Type   string `json:"type"`
 			Status string `json:"status"`
@@ -169,7 +169,7 @@ func TestClusterParameterServer(t *testing.T) {
 		succeeded = succeeded || (c.Type == "Succeeded" && c.Status == "True")
 	}
 	chief := st.Status.ReplicaStatuses["Chief"]
-	if st.State != "Succeeded" || !succeeded || chief.Succeeded != 1 || chief.Failed != 0 {
+	if st.Status.State != "Succeeded" || !succeeded || chief.Succeeded != 1 || chief.Failed != 0 {
 		t.Errorf("tfgen status -o json: want state Succeeded, condition Succeeded=True, 1 chief succeeded:\n%s", raw)
 	}
 
