@@ -149,9 +149,11 @@ func TestRunInterrupted(t *testing.T) {
 
 // TestRunExcludeEvaluator runs a job whose chief fails when TF_CONFIG's
 // cluster lists the evaluator: with --exclude-evaluator it does not, and the
-// evaluator runs all the same.
+// evaluator runs all the same (the chief waits for it: a job that ended
+// before the evaluator started would leave it idle).
 func TestRunExcludeEvaluator(t *testing.T) {
-	const job = `apiVersion: kubeflow.org/v1
+	dir := t.TempDir()
+	job := fmt.Sprintf(`apiVersion: kubeflow.org/v1
 kind: TFJob
 metadata: {name: eval}
 spec:
@@ -163,15 +165,15 @@ spec:
           containers:
             - name: tensorflow
               image: busybox
-              command: ["sh", "-c", 'case "$TF_CONFIG" in *\"evaluator\":*) echo "cluster lists the evaluator"; exit 1;; esac']
+              command: ["sh", "-c", 'case "$TF_CONFIG" in *\"evaluator\":*) echo "cluster lists the evaluator"; exit 1;; esac; while [ ! -e %[1]s/ran ]; do sleep 0.05; done']
     Evaluator:
       template:
         spec:
           containers:
             - name: tensorflow
               image: busybox
-              command: ["sh", "-c", 'case "$TF_CONFIG" in *\"type\":\"evaluator\"*) echo "evaluator ran";; *) exit 1;; esac']
-`
+              command: ["sh", "-c", 'case "$TF_CONFIG" in *\"type\":\"evaluator\"*) echo "evaluator ran"; : > %[1]s/ran;; *) exit 1;; esac']
+`, dir)
 	for _, tc := range []struct {
 		args     []string
 		wantCode int
@@ -180,6 +182,7 @@ spec:
 		{nil, 1, "[chief-0] cluster lists the evaluator"},
 		{[]string{"--exclude-evaluator"}, 0, "[evaluator-0] evaluator ran"},
 	} {
+		os.Remove(filepath.Join(dir, "ran")) // the evaluator of the run before may have
 		out, errOut, code := tfgenRun(t, context.Background(), job, append([]string{"run", "-f", "-", "--color", "never"}, tc.args...)...)
 		if code != tc.wantCode || !strings.Contains(out, tc.want) {
 			t.Errorf("run %v: exit status %d, want %d; want %q in output:\n%s%s", tc.args, code, tc.wantCode, tc.want, out, errOut)

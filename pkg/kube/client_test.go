@@ -167,3 +167,14 @@ func TestWatchPod(t *testing.T) {
 		t.Errorf("%d reads, want 2 (one after the expired watch)", gets)
 	}
 }
+
+// TestUnauthorizedIsRetried: a 401 or 403 may pass (an API server under
+// load fails to authenticate valid tokens; a RoleBinding may come late), so
+// it is retried, while a 404 or 422 is not.
+func TestUnauthorizedIsRetried(t *testing.T) {
+	for code, permanent := range map[int]bool{401: false, 403: false, 429: false, 500: false, 504: false, 400: true, 404: true, 422: true} {
+		if got := IsPermanent(&APIError{Code: code}); got != permanent {
+			t.Errorf("IsPermanent(%d) = %v, want %v", code, got, permanent)
+		}
+	}
+}
