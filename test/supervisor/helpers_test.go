@@ -256,6 +256,9 @@ func start(t testing.TB, cmd *exec.Cmd) *proc {
 	t.Helper()
 	p := &proc{t: t, cmd: cmd, out: newLockedBuffer(), done: make(chan struct{})}
 	cmd.Stderr = p.out
+	// A supervisor killed at the test's end leaves its training process
+	// group, which holds the stderr pipe: Wait then stops waiting for it.
+	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,6 +30,10 @@ type large struct {
 	procs      []*proc
 	before     apiCounts
 	cpuBefore  time.Duration // the API server's and etcd's
+
+	mu       sync.Mutex
+	stopping bool     // stopAll has begun
+	early    []string // the output of supervisors that exited before it
 }
 
 // largeTimeout bounds each wait of a large run.
@@ -70,7 +75,19 @@ func newLarge(tb testing.TB, roles string, replicas map[string]int32) *large {
 			j.pod(fmt.Sprintf("%s-%s-%d", j.name, t, i))
 		}
 	}
-	return &large{job: j, dir: tb.TempDir(), kubeconfig: kc}
+	l := &large{job: j, dir: tb.TempDir(), kubeconfig: kc}
+	tb.Cleanup(func() {
+		if !tb.Failed() {
+			return
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		tb.Logf("%d supervisors exited before they were stopped", len(l.early))
+		for _, out := range l.early[:min(len(l.early), 3)] {
+			tb.Logf("one of them:\n%s", out)
+		}
+	})
+	return l
 }
 
 // fifo makes a named pipe in the run's directory and opens it for reading
@@ -118,12 +135,24 @@ func (l *large) start(pod, script string, flags ...string) {
 	args := append(append([]string{"run"}, flags...), "--", "sh", "-c", script)
 	cmd := l.supervisor(pod, l.kubeconfig, args...)
 	cmd.Env = append(cmd.Env, "DIR="+l.dir, "READY="+filepath.Join(l.dir, "ready"), "GO="+filepath.Join(l.dir, "go"))
-	l.procs = append(l.procs, start(l.t, cmd))
+	p := start(l.t, cmd)
+	l.procs = append(l.procs, p)
+	go func() {
+		<-p.done
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if !l.stopping && !l.t.Failed() { // not killed at the test's end
+			l.early = append(l.early, pod+": "+p.out.String())
+		}
+	}()
 }
 
 // stopAll stops every supervisor, as the pods' deletion would, and
 // returns the CPU time they used.
 func (l *large) stopAll() time.Duration {
+	l.mu.Lock()
+	l.stopping = true
+	l.mu.Unlock()
 	for _, p := range l.procs {
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,9 +39,6 @@ type deps struct {
 	keeper   *supervise.Keeper
 	inPod    bool // supervising in a pod: the replica lingers when done
 }
-
-// podReadTimeout bounds the wait for the replica's own pod at start.
-const podReadTimeout = time.Minute
 
 // connect wires the record, reporter, teardown and, in the keeper's
 // replica when keep is set, the keeper: through the API server when there
@@ -108,22 +106,28 @@ func relayed(ctx context.Context, cfg *supervise.Config, socket string, stderr i
 	return &deps{store: c, reporter: report.Multi{&report.Log{W: stderr, Replica: cfg.Self.String()}, c}, previous: prev, inPod: true}, nil
 }
 
-// ownPod reads the replica's pod, retrying errors but NotFound and
-// refusals for a while.
+// ownPod reads the replica's pod, retrying every answer but NotFound and
+// a bad request until ctx ends: a busy API server refuses a thousand
+// supervisors starting at once (429) for minutes, and nothing can be done
+// without the pod. Retries are jittered and honour Retry-After.
 func ownPod(ctx context.Context, client *kube.Client, cfg *supervise.Config) (*kube.Pod, error) {
-	ctx, cancel := context.WithTimeout(ctx, podReadTimeout)
-	defer cancel()
 	delay := 100 * time.Millisecond
-	for {
+	for attempt := 1; ; attempt++ {
 		pod, err := client.GetPod(ctx, cfg.Namespace, cfg.Pod)
 		if err == nil || kube.IsPermanent(err) {
 			return pod, err
 		}
-		cfg.Logf("read own pod: %v; again in %v", err, delay)
+		wait := delay/2 + rand.N(delay/2+1)
+		if ra := kube.RetryAfter(err); ra > 0 {
+			wait = ra + rand.N(ra)
+		}
+		if attempt <= 3 || attempt%10 == 0 {
+			cfg.Logf("read own pod: %v; again in %v", err, wait.Round(time.Millisecond))
+		}
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("read own pod %s/%s: %w", cfg.Namespace, cfg.Pod, err)
-		case <-time.After(delay):
+		case <-time.After(wait):
 		}
 		delay = min(2*delay, 5*time.Second)
 	}
