@@ -33,16 +33,17 @@ func TestScalerStop(t *testing.T) {
 	f := &fakeScale{failures: map[string][]error{
 		"j-ps":     {down, down, &kube.APIError{Code: 503, Reason: "ServiceUnavailable"}},
 		"j-worker": {&kube.APIError{Code: 404, Reason: "NotFound"}},
-		"j-tuner":  {&kube.APIError{Code: 403, Reason: "Forbidden"}},
+		"j-tuner":  {&kube.APIError{Code: 422, Reason: "Invalid"}},
+		"j-eval":   {&kube.APIError{Code: 403, Reason: "Forbidden"}}, // retried: RBAC may come late
 		"j-chief":  {down},
 	}}
 	s := &Scaler{Client: f, Namespace: "ns", Job: "j", Initial: time.Millisecond, Max: 2 * time.Millisecond}
-	err := s.Stop(context.Background(), []string{"ps", "worker", "tuner", "chief"})
+	err := s.Stop(context.Background(), []string{"ps", "worker", "tuner", "eval", "chief"})
 	if err == nil || !strings.Contains(err.Error(), "stop j-tuner") || strings.Contains(err.Error(), "j-ps") {
 		t.Errorf("error %v: want only the refusal of j-tuner", err)
 	}
-	if len(f.done) != 2 || f.done[1] != "j-chief" {
-		t.Errorf("scaled %v: want j-ps, then j-chief last", f.done)
+	if len(f.done) != 3 || f.done[2] != "j-chief" {
+		t.Errorf("scaled %v: want j-ps and j-eval, then j-chief last", f.done)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
