@@ -386,10 +386,11 @@ func (c *Config) graceEvaluator(n *record.Status, obs []Observed, now time.Time,
 
 // settle decides, under cleanPodPolicy Running, which of the types whose
 // training stopped at the job's end are torn down: those with a replica
-// that had not finished (no pod, or stopped). A replica seen running, or
+// that had not finished (no pod, stopped, or idle: its pod came up after
+// the end). A replica seen running, or
 // whose pod has no record yet, may have finished just before the end (its
 // record on the way): its type waits until every such replica says
-// (Stopped, or Succeeded, Failed, Idle), at most settleTimeout after the
+// (Stopped, Idle, Succeeded or Failed), at most settleTimeout after the
 // end.
 func (c *Config) settle(n *record.Status, obs []Observed, now time.Time, ch *change) {
 	if c.CleanPodPolicy != CleanRunning {
@@ -413,8 +414,10 @@ func (c *Config) settle(n *record.Status, obs []Observed, now time.Time, ch *cha
 			ref := Ref{Type: t, Index: i}.String()
 			o, ok := seen[ref]
 			switch {
-			case n.HasSucceeded(t, i) || n.Failures[ref] != nil || o.State.Finished() || o.State == record.StateIdle:
-			case !ok || o.State == record.StateStopped:
+			case n.HasSucceeded(t, i) || n.Failures[ref] != nil || o.State.Finished():
+			case !ok || o.State == record.StateStopped || o.State == record.StateIdle:
+				// An idle replica never trained here, and its pod holds
+				// its node: a running pod, as the policy has it.
 				unfinished = true
 			default: // running, or its supervisor's first word on the way
 				unsure = true
