@@ -66,22 +66,31 @@ func (m *Memory) Update(_ context.Context, mutate func(*Status) error) (*Status,
 
 // Watch implements Store.
 func (m *Memory) Watch(ctx context.Context) <-chan *Status {
+	return Follow(ctx, func(since int) (*Status, int, <-chan struct{}) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.changed == nil {
+			m.changed = make(chan struct{})
+		}
+		if m.version == since {
+			return nil, since, m.changed
+		}
+		return m.s.DeepCopy(), m.version, m.changed
+	})
+}
+
+// Follow implements Store.Watch over a status kept in memory: latest
+// returns a copy of the status when its version is not since (else nil),
+// the version, and a channel closed at the next change. Follow sends each
+// new version, the latest only to a receiver that falls behind, until ctx
+// ends, when it closes the channel.
+func Follow(ctx context.Context, latest func(since int) (s *Status, version int, changed <-chan struct{})) <-chan *Status {
 	out := make(chan *Status)
 	go func() {
 		defer close(out)
 		sent := -1
 		for {
-			m.mu.Lock()
-			version := m.version
-			var s *Status
-			if version != sent {
-				s = m.s.DeepCopy()
-			}
-			if m.changed == nil {
-				m.changed = make(chan struct{})
-			}
-			changed := m.changed
-			m.mu.Unlock()
+			s, version, changed := latest(sent)
 			if s != nil {
 				select {
 				case out <- s:

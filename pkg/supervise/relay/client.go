@@ -260,33 +260,16 @@ func (c *Client) Update(context.Context, func(*record.Status) error) (*record.St
 	return nil, errors.New("relay: the job's status is read-only here")
 }
 
-// Watch implements record.Store.
+// Watch implements record.Store: from the first status received.
 func (c *Client) Watch(ctx context.Context) <-chan *record.Status {
-	out := make(chan *record.Status)
-	go func() {
-		defer close(out)
-		sent := 0
-		for {
-			c.mu.Lock()
-			s, version, changed := c.status, c.version, c.changed
-			c.mu.Unlock()
-			if s != nil && version != sent {
-				select {
-				case out <- s.DeepCopy():
-					sent = version
-					continue
-				case <-ctx.Done():
-					return
-				}
-			}
-			select {
-			case <-changed:
-			case <-ctx.Done():
-				return
-			}
+	return record.Follow(ctx, func(since int) (*record.Status, int, <-chan struct{}) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.status == nil || c.version == since {
+			return nil, since, c.changed
 		}
-	}()
-	return out
+		return c.status.DeepCopy(), c.version, c.changed
+	})
 }
 
 // Close hangs up.
