@@ -49,8 +49,8 @@ func FuzzRenderFlags(f *testing.F) {
 			return
 		}
 		docs := manifest.SplitDocuments(out.Bytes())
-		if len(docs) != 16 {
-			t.Fatalf("%d objects, want 16", len(docs))
+		if len(docs) != 18 {
+			t.Fatalf("%d objects, want 18", len(docs))
 		}
 		for _, d := range docs {
 			o, err := manifest.Parse(d)

@@ -58,7 +58,7 @@ metadata:
 			}
 		}
 	}
-	if n != 7 {
-		t.Errorf("%d objects, want the job's 6 and the ConfigMap:\n%s", n, out)
+	if n != 8 {
+		t.Errorf("%d objects, want the job's 6 and the two ConfigMaps:\n%s", n, out)
 	}
 }

@@ -18,6 +18,10 @@ else chief-0, master-0 or worker-0); --replica TYPE-INDEX picks another, and
 --all prints every replica with a pod, each line prefixed with its replica
 ("[worker-2] "). -f follows the logs until the containers end.
 
+A replica whose pod is gone (the clean pod policy removed it) is read from
+what its job kept: the end of its output (2 KiB at most) at its last exit
+that failed or was stopped, from the ConfigMap JOB-tfjob-logs.
+
 Examples:
   tfgen logs mnist
   tfgen logs mnist --replica ps-0 --tail 20
@@ -85,7 +89,7 @@ func (o *logsOptions) Run(cmd *cobra.Command, s Streams, name string) error {
 	if err != nil {
 		return err
 	}
-	opts := operate.LogOptions{Follow: o.Follow, Prefix: len(sources) > 1}
+	opts := operate.LogOptions{Follow: o.Follow, Prefix: len(sources) > 1, Notes: s.ErrOut}
 	if o.Tail >= 0 {
 		opts.Tail = &o.Tail
 	}

@@ -6,9 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tfgen/tfgen/pkg/record"
 )
 
 // LogSource is the training container of one replica's pod.
@@ -17,16 +22,22 @@ type LogSource struct {
 	Replica string
 	// Pod and Container to read.
 	Pod, Container string
+	// Kept, for a replica whose pod is gone, is the end of its output at
+	// its last exit that failed or was stopped, as the job's keeper kept
+	// it (record.LogsName).
+	Kept string
 }
 
 // LogSources picks whose logs to read: replica (TYPE-INDEX), every replica
-// with a pod when all, else the replica that decides the job's success
-// (successReplica, chief-0, master-0, worker-0, or the first).
+// with a pod or kept output when all, else the replica that decides the
+// job's success (successReplica, chief-0, master-0, worker-0, or the
+// first). A replica whose pod is gone is read from what the keeper kept.
 func (c *Client) LogSources(ctx context.Context, j *Job, replica string, all bool) ([]LogSource, error) {
 	pods, err := c.pods(ctx, j)
 	if err != nil {
 		return nil, err
 	}
+	kept, keptErr := c.keptLogs(ctx, j)
 	byName := map[string]*corev1.Pod{}
 	var names []string
 	for i := range pods {
@@ -37,14 +48,22 @@ func (c *Client) LogSources(ctx context.Context, j *Job, replica string, all boo
 		byName[r] = &pods[i]
 		names = append(names, r)
 	}
+	for r := range kept {
+		if byName[r] == nil {
+			names = append(names, r)
+		}
+	}
 	source := func(r string) LogSource {
 		p := byName[r]
+		if p == nil {
+			return LogSource{Replica: r, Kept: kept[r]}
+		}
 		t, _, _ := parseReplica(r)
 		return LogSource{Replica: r, Pod: p.Name, Container: trainingContainer(j, t, p)}
 	}
 	if all {
 		if len(names) == 0 {
-			return nil, fmt.Errorf("job %s has no pods", j.Name)
+			return nil, fmt.Errorf("job %s has no pods, and no output of its replicas was kept%s", j.Name, keptErr)
 		}
 		sortReplicas(names)
 		out := make([]LogSource, len(names))
@@ -61,10 +80,24 @@ func (c *Client) LogSources(ctx context.Context, j *Job, replica string, all boo
 		return nil, err
 	}
 	r := replicaName(t, i)
-	if byName[r] == nil {
-		return nil, fmt.Errorf("replica %s of job %s has no pod", r, j.Name)
+	if byName[r] == nil && kept[r] == "" {
+		return nil, fmt.Errorf("replica %s of job %s has no pod, and none of its output was kept (only that of replicas that failed or were stopped)%s", r, j.Name, keptErr)
 	}
 	return []LogSource{source(r)}, nil
+}
+
+// keptLogs reads the output the job's keeper kept, by replica. A job
+// rendered before tfgen kept any has no logs ConfigMap: none kept. The
+// error is for messages: "" or "; " and the reason it could not be read.
+func (c *Client) keptLogs(ctx context.Context, j *Job) (map[string]string, string) {
+	cm, err := c.Kube.CoreV1().ConfigMaps(j.Namespace).Get(ctx, record.LogsName(j.Name), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, ""
+	case err != nil:
+		return nil, fmt.Sprintf("; reading the kept output: %v", err)
+	}
+	return cm.Data, ""
 }
 
 // mainReplica is the replica whose logs `tfgen logs` shows by default.
@@ -94,6 +127,9 @@ type LogOptions struct {
 	Tail *int64
 	// Prefix puts "[worker-2] " before every line.
 	Prefix bool
+	// Notes, when not nil, is told when output comes from what the keeper
+	// kept, not from a pod.
+	Notes io.Writer
 }
 
 // Logs copies the logs of sources in namespace ns to w: one after the
@@ -102,16 +138,22 @@ type LogOptions struct {
 func (c *Client) Logs(ctx context.Context, ns string, sources []LogSource, opts LogOptions, w io.Writer) error {
 	var mu sync.Mutex
 	read := func(s LogSource) error {
+		prefix := ""
+		if opts.Prefix {
+			prefix = "[" + s.Replica + "] "
+		}
+		if s.Pod == "" {
+			if opts.Notes != nil {
+				fmt.Fprintf(opts.Notes, "replica %s has no pod: the end of its output at its last exit that failed or was stopped, as its job kept it\n", s.Replica)
+			}
+			return copyLines(strings.NewReader(lastLines(s.Kept, opts.Tail)), w, prefix, &mu)
+		}
 		req := c.Kube.CoreV1().Pods(ns).GetLogs(s.Pod, &corev1.PodLogOptions{Container: s.Container, Follow: opts.Follow, TailLines: opts.Tail})
 		rc, err := req.Stream(ctx)
 		if err != nil {
 			return fmt.Errorf("logs of replica %s (pod %s, container %s): %w", s.Replica, s.Pod, s.Container, err)
 		}
 		defer rc.Close()
-		prefix := ""
-		if opts.Prefix {
-			prefix = "[" + s.Replica + "] "
-		}
 		return copyLines(rc, w, prefix, &mu)
 	}
 	if !opts.Follow || len(sources) == 1 {
@@ -154,6 +196,18 @@ func copyLines(r io.Reader, w io.Writer, prefix string, mu *sync.Mutex) error {
 			return err
 		}
 	}
+}
+
+// lastLines is the last n lines of text, all of it when n is nil.
+func lastLines(text string, n *int64) string {
+	if n == nil {
+		return text
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n")
+	if text == "" || *n == 0 {
+		return ""
+	}
+	return strings.Join(lines[max(0, int64(len(lines))-*n):], "")
 }
 
 // replicaOf returns TYPE-INDEX of a job's pod, or "".

@@ -31,6 +31,7 @@ import (
 type fakeAPI struct {
 	pods []corev1.Pod
 	logs map[string]string // pod/container → log
+	kept map[string]string // the logs ConfigMap's data; nil: none
 
 	mu       sync.Mutex
 	requests []string // path?query of each log request
@@ -58,6 +59,9 @@ func (f *fakeAPI) RoundTrip(r *http.Request) (*http.Response, error) {
 			return respond(400, `{"kind":"Status","status":"Failure","message":"container not found","code":400}`)
 		}
 		return respond(200, log)
+	case p == "/api/v1/namespaces/ns/configmaps/j-tfjob-logs" && f.kept != nil:
+		b, _ := json.Marshal(corev1.ConfigMap{Data: f.kept})
+		return respond(200, string(b))
 	}
 	return respond(404, `{"kind":"Status","status":"Failure","reason":"NotFound","code":404}`)
 }
@@ -179,7 +183,8 @@ func TestLogsFollowAll(t *testing.T) {
 func TestLogsErrors(t *testing.T) {
 	api := &fakeAPI{pods: []corev1.Pod{pod("j-worker-0", "worker", "tensorflow")}, logs: map[string]string{}}
 	c, j := fakeJob(t, api)
-	if _, err := c.LogSources(context.Background(), j, "worker-3", false); err == nil || err.Error() != "replica worker-3 of job j has no pod" {
+	if _, err := c.LogSources(context.Background(), j, "worker-3", false); err == nil ||
+		err.Error() != "replica worker-3 of job j has no pod, and none of its output was kept (only that of replicas that failed or were stopped)" {
 		t.Errorf("missing pod: got %v", err)
 	}
 	src, err := c.LogSources(context.Background(), j, "worker-0", false)
@@ -198,4 +203,42 @@ func unescape(s string) string {
 		return s
 	}
 	return u
+}
+
+// TestKeptLogs: replicas whose pods are gone are read from the output the
+// job's keeper kept; --all takes them in replica order with the pods.
+func TestKeptLogs(t *testing.T) {
+	api := &fakeAPI{
+		pods: []corev1.Pod{pod("j-chief-0", "chief", "main")},
+		logs: map[string]string{"j-chief-0/main": "chief\n"},
+		kept: map[string]string{"worker-1": "w1 a\nw1 b\nTraceback: boom\n", "chief-0": "an earlier failure\n"},
+	}
+	c, j := fakeJob(t, api)
+	ctx := context.Background()
+	tail := int64(2)
+	var out, notes strings.Builder
+	src, err := c.LogSources(ctx, j, "worker-1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Logs(ctx, "ns", src, operate.LogOptions{Tail: &tail, Notes: &notes}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("w1 b\nTraceback: boom\n", out.String()); diff != "" {
+		t.Errorf("kept output (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(notes.String(), "replica worker-1 has no pod") {
+		t.Errorf("notes: %q", notes.String())
+	}
+	out.Reset()
+	if src, err = c.LogSources(ctx, j, "", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Logs(ctx, "ns", src, operate.LogOptions{Prefix: true}, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := "[chief-0] chief\n[worker-1] w1 a\n[worker-1] w1 b\n[worker-1] Traceback: boom\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("all (-want +got):\n%s", diff)
+	}
 }

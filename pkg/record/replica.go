@@ -2,6 +2,8 @@ package record
 
 import (
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // State is a replica's state.
@@ -43,10 +45,33 @@ const (
 	AnnotationLastExitID   = "tfgen.io/last-exit-id"
 	AnnotationMessage      = "tfgen.io/message"
 	AnnotationGeneration   = "tfgen.io/restart-generation"
+	AnnotationLogTail      = "tfgen.io/log-tail"
 )
 
 // MaxMessage is the most bytes of a replica's message kept on its pod.
 const MaxMessage = 1024
+
+// MaxLogTail is the most bytes of a replica's output kept on its pod: the
+// kubelet's own bound for a termination message taken from the logs
+// (FallbackToLogsOnError).
+const MaxLogTail = 2048
+
+// Tail returns the end of output, at most MaxLogTail bytes: whole lines
+// where it was cut (a line longer than all of it keeps its end), valid
+// UTF-8.
+func Tail(output string) string {
+	if len(output) <= MaxLogTail {
+		return strings.ToValidUTF8(output, "\uFFFD")
+	}
+	t := output[len(output)-MaxLogTail:]
+	if i := strings.IndexByte(t, '\n'); i >= 0 && i < len(t)-1 {
+		t = t[i+1:]
+	}
+	for len(t) > 0 && !utf8.RuneStart(t[0]) {
+		t = t[1:]
+	}
+	return strings.ToValidUTF8(t, "\uFFFD")
+}
 
 // Replica is what one replica's supervisor says of it, kept on its own
 // pod's annotations, where no one else writes.
@@ -69,6 +94,10 @@ type Replica struct {
 	// Generation, under restart scope Job, is the job's restart
 	// generation its training process last started in.
 	Generation int32
+	// LogTail is the end of the training process's output (Tail) at its
+	// last exit that was not a success: kept on the pod, where the keeper
+	// gathers it for `tfgen logs` once the pod is gone.
+	LogTail string
 }
 
 // Annotations returns r as the pod annotations that hold it.
@@ -94,6 +123,9 @@ func (r Replica) Annotations() map[string]string {
 		}
 		a[AnnotationMessage] = m
 	}
+	if r.LogTail != "" {
+		a[AnnotationLogTail] = Tail(r.LogTail)
+	}
 	return a
 }
 
@@ -105,7 +137,8 @@ func ReplicaFromAnnotations(a map[string]string) (r Replica, ok bool) {
 	if !ok || st == "" {
 		return Replica{}, false
 	}
-	r = Replica{State: State(st), Reason: a[AnnotationReason], LastExitID: a[AnnotationLastExitID], Message: a[AnnotationMessage]}
+	r = Replica{State: State(st), Reason: a[AnnotationReason], LastExitID: a[AnnotationLastExitID], Message: a[AnnotationMessage],
+		LogTail: a[AnnotationLogTail]}
 	if n, err := strconv.ParseInt(a[AnnotationRestarts], 10, 32); err == nil && n >= 0 {
 		r.Restarts = int32(n)
 	}

@@ -35,7 +35,7 @@ func TestRenderObjects(t *testing.T) {
 	for _, o := range objs {
 		got = append(got, o.Kind()+"/"+o.Name())
 	}
-	want := []string{"ServiceAccount/mnist-tfjob", "ConfigMap/mnist", "Role/mnist-tfjob", "RoleBinding/mnist-tfjob",
+	want := []string{"ServiceAccount/mnist-tfjob", "ConfigMap/mnist", "ConfigMap/mnist-tfjob-logs", "Role/mnist-tfjob", "RoleBinding/mnist-tfjob",
 		"Service/mnist-chief", "Service/mnist-ps", "Service/mnist-worker",
 		"StatefulSet/mnist-chief", "StatefulSet/mnist-ps", "StatefulSet/mnist-worker"}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -36,6 +36,10 @@ type Exit struct {
 	Reason string
 	// Message for humans, may be empty.
 	Message string
+	// Tail is the end of the process's output (record.Tail), when known:
+	// wrap mode's capture, or in sidecar mode the kubelet's termination
+	// message (FallbackToLogsOnError takes it from the logs).
+	Tail string
 }
 
 // StartError is a command that could not be started; Code is 127 (not
@@ -76,6 +80,17 @@ type Process interface {
 	Signal(sig os.Signal) error
 	// Kill sends SIGKILL to the process group.
 	Kill() error
+}
+
+// Output gives each run of the training process its stdout and stderr
+// and keeps the end of what it wrote.
+type Output interface {
+	// Streams returns the stdout and stderr of the next run; the caller
+	// closes them once the process has started (or failed to).
+	Streams() (stdout, stderr *os.File, err error)
+	// Tail returns the end of the last run's output (record.Tail), once
+	// it has been read to its end, waiting a moment at most.
+	Tail() string
 }
 
 // Clock tells the time and makes timers.
@@ -159,6 +174,20 @@ type Teardown interface {
 	// Stop stops every replica of each of types (lowercase), in order.
 	// The caller lists its own type last: stopping it may stop the caller.
 	Stop(ctx context.Context, types []string) error
+}
+
+// LogStore keeps the end of the replicas' output (record.Replica.LogTail)
+// for when their pods are gone.
+type LogStore interface {
+	// Save replaces what is kept with tails, by replica (TYPE-INDEX).
+	Save(ctx context.Context, tails map[string]string) error
+}
+
+// Shrinker scales a replica type down to its first replicas; the keeper
+// uses it to stop its own type's other replicas before its own.
+type Shrinker interface {
+	// Shrink stops the replicas of type t from index keep on.
+	Shrink(ctx context.Context, t string, keep int32) error
 }
 
 // Result is how supervision ended: the exit code for the supervisor's

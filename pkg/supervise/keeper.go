@@ -3,10 +3,12 @@ package supervise
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/tfgen/tfgen/pkg/kube"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -41,6 +43,10 @@ type Keeper struct {
 	Reporter Reporter
 	// Teardown stops replicas when the job ends; nil stops nothing.
 	Teardown Teardown
+	// Logs keeps the end of the output of replicas that failed or were
+	// stopped, gathered from their pods, for when the pods are gone; nil
+	// keeps none.
+	Logs LogStore
 	// Clock; nil is the system clock.
 	Clock Clock
 	// WriteInterval; zero is DefaultWriteInterval, a negative one writes
@@ -61,13 +67,42 @@ type keeping struct {
 	deadline <-chan time.Time
 	wake     time.Time // when to derive again, by the last derivation
 	armedAt  time.Time // the deadline armed
+	logs     logKeeping
+	own      ownTeardown
 }
+
+// logKeeping is the keeper's copy of the replicas' log tails.
+type logKeeping struct {
+	tails  map[string]keptTail // by replica
+	dirty  bool                // changed since the last save
+	saved  time.Time
+	later  <-chan time.Time // a save put off
+	broken bool             // the store refused for good: saving stopped
+}
+
+type keptTail struct {
+	text   string
+	failed bool
+}
+
+// ownTeardown is the keeper's own type, torn down last: once the other
+// replicas going down have said how they ended (their tails with it), or
+// at the latest logWait after they were stopped.
+type ownTeardown struct {
+	pending bool
+	down    []string         // the types whose replicas it waits for
+	by      <-chan time.Time // the wait's end
+}
+
+// logWait bounds how long the keeper's own type waits, at teardown, for
+// the other replicas going down to report their last exit.
+const logWait = 30 * time.Second
 
 // Run keeps the job's status until ctx ends; then it derives the status
 // once more from the replicas as last seen, writes it if it changed, and
 // delivers its reports.
 func (k *Keeper) Run(ctx context.Context) {
-	kp := &keeping{Keeper: k, clock: k.Clock, seen: map[string]Observed{}}
+	kp := &keeping{Keeper: k, clock: k.Clock, seen: map[string]Observed{}, logs: logKeeping{tails: map[string]keptTail{}}}
 	if kp.clock == nil {
 		kp.clock = RealClock{}
 	}
@@ -88,11 +123,18 @@ func (k *Keeper) Run(ctx context.Context) {
 			kp.deadline = nil
 		case <-kp.later:
 			kp.later = nil
+		case <-kp.logs.later:
+			kp.logs.later = nil
+		case <-kp.own.by:
+			kp.own.by = nil
+			kp.Config.Logf("teardown: replicas of %s still running after %v; stopping %s", strings.Join(kp.own.down, ", "), logWait, kp.Config.Keeper().Type)
+			kp.stopOwn(ctx)
 		case <-ctx.Done():
 			if kp.status != nil {
 				kp.observe(k.Replicas.Replicas())
 				fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 				kp.sync(fctx, true)
+				kp.saveLogs(fctx, true)
 				cancel()
 			}
 			flush(ctx, k.Config, k.Reporter)
@@ -101,6 +143,10 @@ func (k *Keeper) Run(ctx context.Context) {
 		if kp.status != nil && synced {
 			kp.sync(ctx, false)
 			kp.armDeadline()
+			kp.saveLogs(ctx, false)
+			if kp.own.pending && kp.settled(kp.own.down) {
+				kp.stopOwn(ctx)
+			}
 		}
 	}
 }
@@ -122,6 +168,55 @@ func (kp *keeping) observe(obs []Observed) {
 		}
 	}
 	kp.seen, kp.replicas = now, obs
+	for _, o := range obs {
+		ref := o.Ref.String()
+		if o.LogTail != "" && kp.logs.tails[ref].text != o.LogTail {
+			kp.logs.tails[ref] = keptTail{text: o.LogTail, failed: o.State == record.StateFailed}
+			kp.logs.dirty = true
+		}
+	}
+}
+
+// saveLogs saves the tails if they changed: at once with force (the
+// job's pods are about to go), else no sooner than WriteInterval after
+// the last save. The most recent MaxLogTails are kept, failures first.
+func (kp *keeping) saveLogs(ctx context.Context, force bool) {
+	l := &kp.logs
+	if kp.Logs == nil || !l.dirty || l.broken {
+		return
+	}
+	now := kp.clock.Now()
+	interval := max(kp.WriteInterval, 0)
+	if kp.WriteInterval == 0 {
+		interval = DefaultWriteInterval
+	}
+	if !force && now.Before(l.saved.Add(interval)) {
+		if l.later == nil {
+			l.later = kp.clock.After(l.saved.Add(interval).Sub(now))
+		}
+		return
+	}
+	refs := slices.Collect(maps.Keys(l.tails))
+	slices.SortFunc(refs, func(a, b string) int {
+		if fa, fb := l.tails[a].failed, l.tails[b].failed; fa != fb {
+			return map[bool]int{true: -1, false: 1}[fa]
+		}
+		return strings.Compare(a, b)
+	})
+	data := map[string]string{}
+	for _, ref := range refs[:min(len(refs), record.MaxLogTails)] {
+		data[ref] = l.tails[ref].text
+	}
+	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	if err := kp.Logs.Save(sctx, data); err != nil {
+		kp.Config.Logf("%v", err)
+		if l.broken = kube.IsPermanent(err); !l.broken && l.later == nil {
+			l.later = kp.clock.After(max(interval, time.Second))
+		}
+		return
+	}
+	l.dirty, l.saved = false, now
 }
 
 // sync writes the status derived from the replicas if it differs from the
@@ -187,9 +282,33 @@ func (kp *keeping) armDeadline() {
 	}
 }
 
-// teardown scales types to zero, the keeper's own last.
+// teardown scales types to zero, the keeper's own last. With logs kept,
+// its own type waits (logWait at most) until every other replica going
+// down has reported its last exit, so that the keeper, still there,
+// saves their tails.
 func (kp *keeping) teardown(ctx context.Context, types []string) {
+	kp.saveLogs(ctx, true)
 	own := kp.Config.Keeper().Type
+	if kp.Logs != nil && kp.Teardown != nil && slices.Contains(types, own) {
+		why := "clean pod policy " + string(kp.Config.CleanPodPolicy)
+		others := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == own })
+		all := append(slices.Clip(others), own)
+		announce(ctx, kp.Config, kp.Reporter, all, why)
+		stopNow(ctx, kp.Config, kp.Reporter, kp.Teardown, others)
+		if sh, ok := kp.Teardown.(Shrinker); ok {
+			self := kp.Config.Keeper().Index
+			tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kp.Config.TeardownTimeout)
+			if err := sh.Shrink(tctx, own, self+1); err != nil {
+				kp.Config.Logf("teardown: %v", err)
+			}
+			cancel()
+		}
+		kp.own = ownTeardown{pending: true, down: all, by: kp.clock.After(logWait)}
+		if kp.settled(kp.own.down) {
+			kp.stopOwn(ctx)
+		}
+		return
+	}
 	types = append(slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == own }),
 		slices.Collect(func(yield func(string) bool) {
 			if slices.Contains(types, own) {
@@ -199,20 +318,50 @@ func (kp *keeping) teardown(ctx context.Context, types []string) {
 	stopTypes(ctx, kp.Config, kp.Reporter, kp.Teardown, types, "clean pod policy "+string(kp.Config.CleanPodPolicy))
 }
 
+// settled reports whether every replica of types going down has said how
+// it ended (or its pod is gone); of the keeper's own type, those after
+// the keeper, which Shrink stopped.
+func (kp *keeping) settled(types []string) bool {
+	self := kp.Config.Keeper()
+	return !slices.ContainsFunc(kp.replicas, func(o Observed) bool {
+		down := slices.Contains(types, o.Type) && (o.Type != self.Type || o.Index > self.Index)
+		return down && (o.State == "" || o.State.Active())
+	})
+}
+
+// stopOwn saves the tails and tears down the keeper's own type.
+func (kp *keeping) stopOwn(ctx context.Context) {
+	kp.own = ownTeardown{}
+	kp.saveLogs(ctx, true)
+	stopNow(ctx, kp.Config, kp.Reporter, kp.Teardown, []string{kp.Config.Keeper().Type})
+}
+
 // stopTypes stops the replicas of types, reporting before it starts (it
 // may stop the caller too).
 func stopTypes(ctx context.Context, cfg *Config, rep Reporter, td Teardown, types []string, why string) {
+	if announce(ctx, cfg, rep, types, why) && td != nil {
+		stopNow(ctx, cfg, rep, td, types)
+	}
+}
+
+// announce says which types stop and why, and reports whether any do.
+func announce(ctx context.Context, cfg *Config, rep Reporter, types []string, why string) bool {
 	if len(types) == 0 {
 		cfg.Logf("job ended; nothing to stop (%s)", why)
-		return
+		return false
 	}
 	note := fmt.Sprintf("stopping replica types %s (%s)", strings.Join(types, ", "), why)
 	cfg.Logf("%s", note)
-	if td == nil {
-		return
-	}
 	rep.Report(Report{Events: []Event{{Type: "Normal", Reason: ReasonTeardown, Action: "Teardown", Note: note}}})
 	flush(ctx, cfg, rep)
+	return true
+}
+
+// stopNow stops the replicas of types, reporting a failure.
+func stopNow(ctx context.Context, cfg *Config, rep Reporter, td Teardown, types []string) {
+	if len(types) == 0 || td == nil {
+		return
+	}
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.TeardownTimeout)
 	defer cancel()
 	if err := td.Stop(tctx, types); err != nil {

@@ -157,6 +157,9 @@ func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 	default:
 		fail(ex.Reason, fmt.Sprintf("replica %s exited with code %d, which its restart policy %s does not retry", self, ex.Code, pol.Restart))
 	}
+	if ex.Tail != "" && r.rec.State != record.StateSucceeded {
+		r.rec.LogTail = record.Tail(ex.Tail)
+	}
 	rep := Report{Replica: r.rec, Exit: &ex, Events: events}
 	if stopped == ReasonJobEnded {
 		rep.Spread = r.cfg.spread()

@@ -38,6 +38,10 @@ type Supervisor struct {
 	// earlier supervisor in the same pod (its container restarted); nil
 	// when there is none.
 	Previous *record.Replica
+	// Output, when not nil, captures the training process's output, so
+	// that the end of it goes into the replica's record at an exit that
+	// is not a success.
+	Output Output
 	// Linger keeps the supervisor, once the replica is done, idle until
 	// it is stopped, instead of returning: in a pod, whose container the
 	// kubelet would start again, and beside the job's keeper.
@@ -165,7 +169,19 @@ func (w *wrap) step() {
 // counts as one that exited at once (127 or 126).
 func (w *wrap) start(restart bool) {
 	w.started = w.clock.Now()
-	p, err := w.Runner.Start(w.cmd)
+	cmd := w.cmd
+	var streams []*os.File
+	if w.Output != nil {
+		if so, se, err := w.Output.Streams(); err != nil {
+			w.Config.Logf("%v; the output is not kept", err)
+		} else {
+			cmd.Stdout, cmd.Stderr, streams = so, se, []*os.File{so, se}
+		}
+	}
+	p, err := w.Runner.Start(cmd)
+	for _, f := range streams {
+		f.Close()
+	}
 	if err != nil {
 		w.Config.Logf("%v", err)
 		w.r.running(restart)
@@ -199,6 +215,9 @@ func (w *wrap) exited() <-chan struct{} {
 func (w *wrap) onExit() bool {
 	ex, why := w.proc.Exit(), w.stopping
 	w.proc, w.stopping, w.kill = nil, "", nil
+	if w.Output != nil {
+		ex.Tail = w.Output.Tail()
+	}
 	restart := w.r.exited(ex, why)
 	if w.leaving {
 		return true

@@ -117,7 +117,10 @@ user's fields with toJson, tfgen's as literals.
 {"env":[{{ $envText }},{"name":"TFGEN_POD_INDEX","valueFrom":{"fieldRef":{"fieldPath":"metadata.labels['apps.kubernetes.io/pod-index']"}}}{{ include "tfjob.clusterEnv" (dict "root" $ctx.root "type" $type "mx" $job.mx) }}],"volumeMounts":[{{ $mountText }}],"restartPolicy":"Never"
 {{- if eq $policy "ExitCode" }},"restartPolicyRules":[{"action":"Restart","exitCodes":{"operator":"In","values":{{ get $spec "retryableExitCodes" | default (untilStep 128 256 1) | toJson }}}}]
 {{- else if or (eq $policy "OnFailure") (eq $policy "Always") }},"restartPolicyRules":[{"action":"Restart","exitCodes":{"operator":"NotIn","values":[0]}}]
-{{- end }},{{ omit $c "env" "volumeMounts" "restartPolicy" "restartPolicyRules" | toJson | trimPrefix "{" }}
+{{- end }}
+{{- /* The end of a failed container's log becomes its termination message,
+       where tfsupervisor watch reads it into the replica's record. */}}
+{{- if not (hasKey $c "terminationMessagePolicy") }},"terminationMessagePolicy":"FallbackToLogsOnError"{{ end }},{{ omit $c "env" "volumeMounts" "restartPolicy" "restartPolicyRules" | toJson | trimPrefix "{" }}
 {{- else -}}
 {"env":[{{ $envText }}],"volumeMounts":[{{ $mountText }},{"mountPath":"/tfgen/run","name":"tfgen-run"}],"command":["/tfgen/bin/tfsupervisor","run",{{ $flags }},"--socket","{{ $socket }}","--",{{ toJson $c.command | trimPrefix "[" }},{{ omit $c "env" "volumeMounts" "command" | toJson | trimPrefix "{" }}
 {{- end }}

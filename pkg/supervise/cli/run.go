@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/tfgen/tfgen/pkg/supervise"
+	"github.com/tfgen/tfgen/pkg/supervise/capture"
 	"github.com/tfgen/tfgen/pkg/supervise/proc"
 )
 
@@ -82,6 +85,11 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	// would only start it again, and it may host the job's keeper.
 	sup := &supervise.Supervisor{Config: cfg, Runner: proc.GatedRunner{Runner: proc.NewRunner(cfg.Logf), Ready: ready}, Store: d.store,
 		Reporter: d.reporter, Teardown: d.teardown, Signals: sigs, Previous: d.previous, Linger: d.inPod}
+	// The end of the output goes into the replica's record, where it
+	// outlives the pod. A terminal (tty: true) is left to the process.
+	if !term.IsTerminal(int(os.Stdout.Fd())) {
+		sup.Output = &capture.Output{Stdout: os.Stdout, Stderr: os.Stderr}
+	}
 	res := sup.Run(ctx, supervise.Command{Args: args, Env: env})
 	stopKeeper()
 	if err := writeTermination(o.terminationLog, res); err != nil {

@@ -174,5 +174,11 @@ func exitOf(t *kube.ContainerStateTerminated) *supervise.Exit {
 			reason = "Completed"
 		}
 	}
-	return &supervise.Exit{Code: int(t.ExitCode), Signal: int(t.Signal), Reason: reason, Message: t.Message}
+	// With FallbackToLogsOnError (rendered) the kubelet's message of a
+	// failed container is the end of its log, unless it wrote one.
+	ex := &supervise.Exit{Code: int(t.ExitCode), Signal: int(t.Signal), Reason: reason, Message: t.Message}
+	if t.ExitCode != 0 {
+		ex.Tail = t.Message
+	}
+	return ex
 }

@@ -84,7 +84,8 @@ func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Wr
 		pods := podwatch.Start(ctx, client, cfg.Namespace, cfg.Job, cfg.Logf)
 		reporters = append(reporters, pods.Reporter(cfg.Pod))
 		events := report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, nil, cfg.Logf)}
-		d.keeper = &supervise.Keeper{Config: cfg, Store: store(), Reporter: events, Teardown: d.teardown, Replicas: pods}
+		logs := &record.Logs{Client: client, Namespace: cfg.Namespace, Name: record.LogsName(cfg.Job)}
+		d.keeper = &supervise.Keeper{Config: cfg, Store: store(), Reporter: events, Teardown: d.teardown, Replicas: pods, Logs: logs}
 	}
 	d.reporter = reporters
 	return d, nil

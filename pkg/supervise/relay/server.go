@@ -204,10 +204,12 @@ func sanitize(r supervise.Report) (supervise.Report, bool) {
 	r.Message = truncate(r.Message, record.MaxMessage)
 	r.Reason = truncate(r.Reason, maxEventField)
 	r.LastExitID = truncate(r.LastExitID, maxEventField)
+	r.LogTail = record.Tail(r.LogTail)
 	r.Spread = min(max(r.Spread, 0), maxSpread)
 	if r.Exit != nil {
 		e := *r.Exit
 		e.Reason, e.Message = truncate(e.Reason, maxEventField), truncate(e.Message, record.MaxMessage)
+		e.Tail = record.Tail(e.Tail)
 		r.Exit = &e
 	}
 	var events []supervise.Event

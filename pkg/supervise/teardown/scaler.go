@@ -54,7 +54,9 @@ func (s *Scaler) Stop(ctx context.Context, types []string) error {
 	return errors.Join(append(errs, s.scale(ctx, own))...)
 }
 
-func (s *Scaler) scale(ctx context.Context, t string) error {
+func (s *Scaler) scale(ctx context.Context, t string) error { return s.scaleTo(ctx, t, 0) }
+
+func (s *Scaler) scaleTo(ctx context.Context, t string, n int32) error {
 	name := s.Job + "-" + t
 	delay, limit := s.Initial, s.Max
 	if delay <= 0 {
@@ -64,7 +66,7 @@ func (s *Scaler) scale(ctx context.Context, t string) error {
 		limit = 2 * time.Second
 	}
 	for attempt := 1; ; attempt++ {
-		err := s.Client.ScaleStatefulSet(ctx, s.Namespace, name, 0)
+		err := s.Client.ScaleStatefulSet(ctx, s.Namespace, name, n)
 		switch {
 		case err == nil:
 			return nil
@@ -88,4 +90,11 @@ func (s *Scaler) logf(format string, args ...any) {
 	if s.Logf != nil {
 		s.Logf(format, args...)
 	}
+}
+
+var _ supervise.Shrinker = (*Scaler)(nil)
+
+// Shrink implements supervise.Shrinker.
+func (s *Scaler) Shrink(ctx context.Context, t string, keep int32) error {
+	return s.scaleTo(ctx, t, keep)
 }
