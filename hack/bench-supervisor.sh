@@ -60,6 +60,8 @@ row "  start and exit together (median)" "$(metric StartOverhead ms-around)" ms 
 row "child exit -> restarted child, zero backoff (median)" "$(metric Restart ms/restart)" ms 10
 row "  the same, each exit recorded on the API server" "$(metric RestartWithAPI ms/restart-api)" ms 10
 row "  the same, relayed by wrap mode's sidecar" "$(metric RestartRelayed ms/restart-relay)" ms 10
+row "output to the log, child alone (MiB/s, median)" "$(metric Output MiB/s-direct)" "" -
+row "  the same through wrap mode's capture (tee, tail kept)" "$(metric Output MiB/s-captured)" "" -
 row "chief exit -> other StatefulSets at 0 (loopback)" "$(metric ChiefExitToTeardown ms-teardown)" ms 500
 row "job restart: failing exit -> 2 workers running again" "$(metric JobRestart/N=2 ms-all-running-again)" ms -
 row "  the same, 100 workers (in place, no pod recreated)" "$(metric JobRestart/N=100 ms-all-running-again)" ms -

@@ -184,3 +184,45 @@ func memory(b *testing.B, pid int) (rss, hwm float64) {
 	}
 	return rss, hwm
 }
+
+// BenchmarkOutput measures how fast a training process's output goes to
+// the container's log: written directly (the child alone, its stdout the
+// file) and through wrap mode's capture (tfsupervisor run copies it from
+// a pipe to its own stdout, the same file, keeping the end for the
+// replica's record). 64 MiB each run; the median rate of each.
+func BenchmarkOutput(b *testing.B) {
+	const mib = 64
+	script := fmt.Sprintf("head -c %d /dev/zero", mib<<20)
+	var direct, captured []float64
+	for b.Loop() {
+		for _, supervised := range []bool{false, true} {
+			out, err := os.OpenFile(filepath.Join(b.TempDir(), "log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command("sh", "-c", script)
+			if supervised {
+				cmd = supervisor(nil, "run", "--", "sh", "-c", script)
+			}
+			cmd.Stdout = out
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+			secs := time.Since(start).Seconds()
+			if fi, err := out.Stat(); err != nil || fi.Size() != mib<<20 {
+				b.Fatalf("the log has %d bytes, want %d (%v)", fi.Size(), mib<<20, err)
+			}
+			out.Close()
+			if supervised {
+				captured = append(captured, mib/secs)
+			} else {
+				direct = append(direct, mib/secs)
+			}
+		}
+	}
+	slices.Sort(direct)
+	slices.Sort(captured)
+	b.ReportMetric(direct[len(direct)/2], "MiB/s-direct")
+	b.ReportMetric(captured[len(captured)/2], "MiB/s-captured")
+}

@@ -116,6 +116,7 @@ func TestServiceAccountRBAC(t *testing.T) {
 		}
 	}
 	want := []string{
+		"configmaps [] [alpha-tfjob-logs] [get update]",
 		"configmaps [] [alpha] [get update watch]",
 		"events.events.k8s.io [] [] [create]",
 		"pods [] [] [get list watch patch]",

@@ -194,7 +194,7 @@ func TestLint(t *testing.T) {
 func TestDefaultValues(t *testing.T) {
 	objs := parse(t, mustHelm(t, nil, "template", "empty", chartDir, "-n", "team-a"))
 	hooks(objs)
-	want := []string{"ConfigMap team-a/empty", "Role team-a/empty-tfjob", "RoleBinding team-a/empty-tfjob", "ServiceAccount team-a/empty-tfjob"}
+	want := []string{"ConfigMap team-a/empty", "ConfigMap team-a/empty-tfjob-logs", "Role team-a/empty-tfjob", "RoleBinding team-a/empty-tfjob", "ServiceAccount team-a/empty-tfjob"}
 	if d := cmp.Diff(want, keys(objs)); d != "" {
 		t.Errorf("objects (-want +got):\n%s", d)
 	}

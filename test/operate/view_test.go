@@ -86,8 +86,8 @@ func TestViews(t *testing.T) {
 			want string
 		}{
 			{[]string{"logs", "running"}, "tfgen: logs of replica chief-0 (pod running-chief-0, container tensorflow): "},
-			{[]string{"logs", "running", "--replica", "worker-9"}, "tfgen: replica worker-9 of job running has no pod\n"},
-			{[]string{"logs", "failed", "--all"}, "tfgen: job failed has no pods\n"},
+			{[]string{"logs", "running", "--replica", "worker-9"}, "tfgen: replica worker-9 of job running has no pod, and none of its output was kept (only that of replicas that failed or were stopped)\n"},
+			{[]string{"logs", "failed", "--all"}, "tfgen: job failed has no pods, and no output of its replicas was kept\n"},
 			{[]string{"logs", "running", "--replica", "worker-1", "--all"}, "tfgen: --replica and --all: give one\n"},
 		} {
 			r := c.tfgen(now, tc.args...)
