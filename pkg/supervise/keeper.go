@@ -207,7 +207,13 @@ func (kp *keeping) saveLogs(ctx context.Context, force bool) {
 	for _, ref := range refs[:min(len(refs), record.MaxLogTails)] {
 		data[ref] = l.tails[ref].text
 	}
-	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	// A save before a teardown waits less: the tails matter less than
+	// stopping the job's replicas on time.
+	timeout := storeTimeout
+	if force {
+		timeout = flushTimeout
+	}
+	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := kp.Logs.Save(sctx, data); err != nil {
 		kp.Config.Logf("%v", err)

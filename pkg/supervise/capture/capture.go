@@ -48,6 +48,10 @@ const keep = 2 * record.MaxLogTail
 func (r *run) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(p) >= keep {
+		r.kept = append(r.kept[:0], p[len(p)-keep:]...)
+		return len(p), nil
+	}
 	r.kept = append(r.kept, p...)
 	if len(r.kept) > 2*keep {
 		r.kept = append(r.kept[:0], r.kept[len(r.kept)-keep:]...)
