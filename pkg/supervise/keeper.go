@@ -3,12 +3,10 @@ package supervise
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/tfgen/tfgen/pkg/kube"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -71,20 +69,6 @@ type keeping struct {
 	own      ownTeardown
 }
 
-// logKeeping is the keeper's copy of the replicas' log tails.
-type logKeeping struct {
-	tails  map[string]keptTail // by replica
-	dirty  bool                // changed since the last save
-	saved  time.Time
-	later  <-chan time.Time // a save put off
-	broken bool             // the store refused for good: saving stopped
-}
-
-type keptTail struct {
-	text   string
-	failed bool
-}
-
 // ownTeardown is the keeper's own type, torn down last: once the other
 // replicas going down have said how they ended (their tails with it), or
 // at the latest logWait after they were stopped.
@@ -102,10 +86,11 @@ const logWait = 30 * time.Second
 // once more from the replicas as last seen, writes it if it changed, and
 // delivers its reports.
 func (k *Keeper) Run(ctx context.Context) {
-	kp := &keeping{Keeper: k, clock: k.Clock, seen: map[string]Observed{}, logs: logKeeping{tails: map[string]keptTail{}}}
+	kp := &keeping{Keeper: k, clock: k.Clock, seen: map[string]Observed{}}
 	if kp.clock == nil {
 		kp.clock = RealClock{}
 	}
+	kp.logs = logKeeping{store: k.Logs, clock: kp.clock, interval: k.interval(), logf: k.Config.Logf, tails: map[string]keptTail{}}
 	statuses := k.Store.Watch(ctx)
 	synced := false
 	for {
@@ -125,6 +110,8 @@ func (k *Keeper) Run(ctx context.Context) {
 			kp.later = nil
 		case <-kp.logs.later:
 			kp.logs.later = nil
+		case r := <-kp.logs.inflight:
+			kp.logs.landed(r)
 		case <-kp.own.by:
 			kp.own.by = nil
 			kp.Config.Logf("teardown: replicas of %s still running after %v; stopping %s", strings.Join(kp.own.down, ", "), logWait, kp.Config.Keeper().Type)
@@ -134,7 +121,7 @@ func (k *Keeper) Run(ctx context.Context) {
 				kp.observe(k.Replicas.Replicas())
 				fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 				kp.sync(fctx, true)
-				kp.saveLogs(fctx, true)
+				kp.logs.save(fctx, true)
 				cancel()
 			}
 			flush(ctx, k.Config, k.Reporter)
@@ -143,7 +130,7 @@ func (k *Keeper) Run(ctx context.Context) {
 		if kp.status != nil && synced {
 			kp.sync(ctx, false)
 			kp.armDeadline()
-			kp.saveLogs(ctx, false)
+			kp.logs.save(ctx, false)
 			if kp.own.pending && kp.settled(kp.own.down) {
 				kp.stopOwn(ctx)
 			}
@@ -168,61 +155,7 @@ func (kp *keeping) observe(obs []Observed) {
 		}
 	}
 	kp.seen, kp.replicas = now, obs
-	for _, o := range obs {
-		ref := o.Ref.String()
-		if o.LogTail != "" && kp.logs.tails[ref].text != o.LogTail {
-			kp.logs.tails[ref] = keptTail{text: o.LogTail, failed: o.State == record.StateFailed}
-			kp.logs.dirty = true
-		}
-	}
-}
-
-// saveLogs saves the tails if they changed: at once with force (the
-// job's pods are about to go), else no sooner than WriteInterval after
-// the last save. The most recent MaxLogTails are kept, failures first.
-func (kp *keeping) saveLogs(ctx context.Context, force bool) {
-	l := &kp.logs
-	if kp.Logs == nil || !l.dirty || l.broken {
-		return
-	}
-	now := kp.clock.Now()
-	interval := max(kp.WriteInterval, 0)
-	if kp.WriteInterval == 0 {
-		interval = DefaultWriteInterval
-	}
-	if !force && now.Before(l.saved.Add(interval)) {
-		if l.later == nil {
-			l.later = kp.clock.After(l.saved.Add(interval).Sub(now))
-		}
-		return
-	}
-	refs := slices.Collect(maps.Keys(l.tails))
-	slices.SortFunc(refs, func(a, b string) int {
-		if fa, fb := l.tails[a].failed, l.tails[b].failed; fa != fb {
-			return map[bool]int{true: -1, false: 1}[fa]
-		}
-		return strings.Compare(a, b)
-	})
-	data := map[string]string{}
-	for _, ref := range refs[:min(len(refs), record.MaxLogTails)] {
-		data[ref] = l.tails[ref].text
-	}
-	// A save before a teardown waits less: the tails matter less than
-	// stopping the job's replicas on time.
-	timeout := storeTimeout
-	if force {
-		timeout = flushTimeout
-	}
-	sctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if err := kp.Logs.Save(sctx, data); err != nil {
-		kp.Config.Logf("%v", err)
-		if l.broken = kube.IsPermanent(err); !l.broken && l.later == nil {
-			l.later = kp.clock.After(max(interval, time.Second))
-		}
-		return
-	}
-	l.dirty, l.saved = false, now
+	kp.logs.observe(obs)
 }
 
 // sync writes the status derived from the replicas if it differs from the
@@ -235,10 +168,7 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 	if next.Equal(kp.status) {
 		return
 	}
-	interval := kp.WriteInterval
-	if interval == 0 {
-		interval = DefaultWriteInterval
-	}
+	interval := kp.interval()
 	if !ch.urgent() && !force && interval > 0 && now.Before(kp.last.Add(interval)) {
 		if kp.later == nil {
 			kp.later = kp.clock.After(kp.last.Add(interval).Sub(now))
@@ -273,6 +203,14 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 	}
 }
 
+// interval is the least time between two writes (WriteInterval).
+func (k *Keeper) interval() time.Duration {
+	if k.WriteInterval == 0 {
+		return DefaultWriteInterval
+	}
+	return k.WriteInterval
+}
+
 // armDeadline sets the timer to the next time the status may change with
 // nothing else changing, as the last derivation said: the job's start time
 // plus its active deadline, or the time the teardown settles by.
@@ -293,7 +231,7 @@ func (kp *keeping) armDeadline() {
 // down has reported its last exit, so that the keeper, still there,
 // saves their tails.
 func (kp *keeping) teardown(ctx context.Context, types []string) {
-	kp.saveLogs(ctx, true)
+	kp.logs.save(ctx, true)
 	own := kp.Config.Keeper().Type
 	if kp.Logs != nil && kp.Teardown != nil && slices.Contains(types, own) {
 		why := "clean pod policy " + string(kp.Config.CleanPodPolicy)
@@ -338,7 +276,7 @@ func (kp *keeping) settled(types []string) bool {
 // stopOwn saves the tails and tears down the keeper's own type.
 func (kp *keeping) stopOwn(ctx context.Context) {
 	kp.own = ownTeardown{}
-	kp.saveLogs(ctx, true)
+	kp.logs.save(ctx, true)
 	stopNow(ctx, kp.Config, kp.Reporter, kp.Teardown, []string{kp.Config.Keeper().Type})
 }
 
