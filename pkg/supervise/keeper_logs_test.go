@@ -123,3 +123,53 @@ func (s savesTo) Save(_ context.Context, tails map[string]string) error {
 	s <- maps.Clone(tails)
 	return nil
 }
+
+// stuckStore is a LogStore whose saves hang until released.
+type stuckStore struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (s *stuckStore) Save(ctx context.Context, _ map[string]string) error {
+	select {
+	case s.started <- struct{}{}:
+	default:
+	}
+	select {
+	case <-s.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TestKeeperNotHeldBySavingLogs: a save that hangs (an API server that
+// does not answer) does not hold up the job's status: the chief's success
+// still ends the job.
+func TestKeeperNotHeldBySavingLogs(t *testing.T) {
+	j := newJob(t, "chief:1:1,worker:2:1", func(c *supervise.Config) { c.CleanPodPolicy = supervise.CleanNone })
+	j.set("chief-0", record.StateRunning, 0)
+	j.set("worker-0", record.StateRunning, 0)
+	store := &stuckStore{started: make(chan struct{}, 1), release: make(chan struct{})}
+	k := &supervise.Keeper{Config: j.cfg, Replicas: j.board, Store: j.store, Reporter: j.events, Logs: store, WriteInterval: -1}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); k.Run(ctx) }()
+	defer func() { close(store.release); cancel(); <-done }()
+	j.tail("worker-1", record.StateRestarting, "about to fail\n")
+	select {
+	case <-store.started:
+	case <-time.After(time.Minute):
+		t.Fatal("waiting for a save: gave up")
+	}
+	j.set("chief-0", record.StateSucceeded, 0, 0)
+	// A hung save gives up after a minute: the job must end well before.
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	for s := range j.store.Watch(wctx) {
+		if s.Ended() {
+			return
+		}
+	}
+	t.Fatal("the job did not end while a save of the logs hung")
+}
