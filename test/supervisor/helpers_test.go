@@ -165,19 +165,30 @@ func (j *job) waitStatus(what string, cond func(*record.Status) bool) *record.St
 // waitStatusFor is waitStatus with a timeout of its own.
 func (j *job) waitStatusFor(d time.Duration, what string, cond func(*record.Status) bool) *record.Status {
 	j.t.Helper()
+	var s *record.Status
+	j.waitConfigMap(d, j.name, what, func(data map[string]string) bool {
+		var err error
+		s, err = record.Parse(data)
+		return err == nil && cond(s)
+	})
+	return s
+}
+
+// waitConfigMap watches ConfigMap name until cond holds for its data, d at
+// most.
+func (j *job) waitConfigMap(d time.Duration, name, what string, cond func(data map[string]string) bool) {
+	j.t.Helper()
 	ctx, cancel := context.WithTimeout(j.t.Context(), d)
 	defer cancel()
 	for {
-		w, err := j.cs.CoreV1().ConfigMaps(j.ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", j.name).String()})
+		w, err := j.cs.CoreV1().ConfigMaps(j.ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
 		if err != nil {
 			j.t.Fatal(err)
 		}
 		for ev := range w.ResultChan() {
-			if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type != watch.Deleted {
-				if s, err := record.Parse(cm.Data); err == nil && cond(s) {
-					w.Stop()
-					return s
-				}
+			if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type != watch.Deleted && cond(cm.Data) {
+				w.Stop()
+				return
 			}
 		}
 		w.Stop()

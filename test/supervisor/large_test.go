@@ -53,11 +53,16 @@ func newLarge(tb testing.TB, roles string, replicas map[string]int32) *large {
 	}
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "j-tfjob"}, Rules: []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{j.name}, Verbs: []string{"get", "update", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{record.LogsName(j.name)}, Verbs: []string{"get", "update"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"statefulsets/scale"}, ResourceNames: sets, Verbs: []string{"patch"}},
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "patch"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create"}},
 	}}
 	if _, err := j.cs.RbacV1().Roles(j.ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		tb.Fatal(err)
+	}
+	logs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: record.LogsName(j.name)}}
+	if _, err := j.cs.CoreV1().ConfigMaps(j.ns).Create(ctx, logs, metav1.CreateOptions{}); err != nil {
 		tb.Fatal(err)
 	}
 	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "j-tfjob"},
@@ -366,7 +371,7 @@ func decidingExit(tb testing.TB, n int) largeResult {
 	l.measure()
 	began := time.Now()
 	l.start("j-chief-0", `exec 3<"$GO"; read x <&3; : > "$DIR/chief"; exit 0`)
-	worker := `trap ': > "$DIR/$POD_NAME"; exit 0' TERM; echo ready > "$READY"; sleep 100000 & wait $!`
+	worker := `trap 'echo "$POD_NAME: stopped"; : > "$DIR/$POD_NAME"; exit 0' TERM; echo ready > "$READY"; sleep 100000 & wait $!`
 	for _, pod := range l.pods("worker", n) {
 		l.start(pod, worker)
 	}
@@ -389,6 +394,12 @@ func decidingExit(tb testing.TB, n int) largeResult {
 	if !res.exact {
 		tb.Errorf("status %+v: want Succeeded by the chief", s)
 	}
+	// Each stopped worker's last words are on its pod, and the keeper
+	// keeps MaxLogTails of them, in worker order.
+	want := min(n, record.MaxLogTails)
+	l.waitConfigMap(largeTimeout, record.LogsName(l.name), fmt.Sprintf("%d workers' output kept", want), func(data map[string]string) bool {
+		return len(data) == want && data["worker-0"] == "j-worker-0: stopped\n"
+	})
 	l.closeWindow(&res, n+1)
 	return res
 }
