@@ -182,16 +182,15 @@ func (j *job) waitConfigMap(d time.Duration, name, what string, cond func(data m
 	defer cancel()
 	for {
 		w, err := j.cs.CoreV1().ConfigMaps(j.ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
-		if err != nil {
-			j.t.Fatal(err)
-		}
-		for ev := range w.ResultChan() {
-			if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type != watch.Deleted && cond(cm.Data) {
-				w.Stop()
-				return
+		if err == nil { // else the API server is busy: watch again
+			for ev := range w.ResultChan() {
+				if cm, ok := ev.Object.(*corev1.ConfigMap); ok && ev.Type != watch.Deleted && cond(cm.Data) {
+					w.Stop()
+					return
+				}
 			}
+			w.Stop()
 		}
-		w.Stop()
 		if ctx.Err() != nil {
 			j.t.Fatalf("waiting for %s: gave up after %v; status %+v", what, d, j.status())
 		}
@@ -219,37 +218,57 @@ func (j *job) waitRecords(d time.Duration, what string, pods []string, cond func
 	for _, p := range pods {
 		want[p] = true
 	}
-	list, err := j.cs.CoreV1().Pods(j.ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		j.t.Fatal(err)
-	}
 	check := func(p *corev1.Pod) {
 		if r, _ := record.ReplicaFromAnnotations(p.Annotations); want[p.Name] && cond(r) {
 			delete(want, p.Name)
 		}
 	}
-	for i := range list.Items {
-		check(&list.Items[i])
-	}
-	rv := list.ResourceVersion
 	for len(want) > 0 {
-		w, err := j.cs.CoreV1().Pods(j.ns).Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
-		if err != nil {
+		var list *corev1.PodList
+		if err := retrying(ctx, func(ctx context.Context) (err error) {
+			list, err = j.cs.CoreV1().Pods(j.ns).List(ctx, metav1.ListOptions{})
+			return err
+		}); err != nil {
 			j.t.Fatalf("waiting for %s: %v; %d pods left", what, err, len(want))
 		}
-		for ev := range w.ResultChan() {
-			if p, ok := ev.Object.(*corev1.Pod); ok {
-				rv = p.ResourceVersion
-				check(p)
-				if len(want) == 0 {
-					break
+		for i := range list.Items {
+			check(&list.Items[i])
+		}
+		// Watch from the list; a watch that fails or ends lists again.
+		w, err := j.cs.CoreV1().Pods(j.ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+		if err == nil {
+			for ev := range w.ResultChan() {
+				if p, ok := ev.Object.(*corev1.Pod); ok {
+					check(p)
+					if len(want) == 0 {
+						break
+					}
 				}
 			}
+			w.Stop()
 		}
-		w.Stop()
 		if ctx.Err() != nil && len(want) > 0 {
 			j.t.Fatalf("waiting for %s: gave up; %d pods left", what, len(want))
 		}
+	}
+}
+
+// retrying calls call until it succeeds or ctx ends, pausing between
+// attempts: a saturated API server times requests out (the large jobs'
+// 1,000 supervisors), which says nothing of what the test checks.
+func retrying(ctx context.Context, call func(context.Context) error) error {
+	delay := 100 * time.Millisecond
+	for {
+		err := call(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 2*time.Second)
 	}
 }
 

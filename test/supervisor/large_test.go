@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -197,8 +198,13 @@ func (l *large) pods(t string, n int) []string {
 // deleted: the training processes stopped by themselves.
 func (l *large) noPodDeleted(want int) {
 	l.t.Helper()
-	list, err := l.cs.CoreV1().Pods(l.ns).List(l.t.Context(), metav1.ListOptions{})
-	if err != nil {
+	ctx, cancel := context.WithTimeout(l.t.Context(), largeTimeout)
+	defer cancel()
+	var list *corev1.PodList
+	if err := retrying(ctx, func(ctx context.Context) (err error) {
+		list, err = l.cs.CoreV1().Pods(l.ns).List(ctx, metav1.ListOptions{})
+		return err
+	}); err != nil {
 		l.t.Fatal(err)
 	}
 	n := 0
@@ -224,8 +230,13 @@ type apiCounts struct {
 // writes while a large job runs (no controller-manager here).
 func (l *large) counts() apiCounts {
 	l.t.Helper()
-	raw, err := l.cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(l.t.Context())
-	if err != nil {
+	ctx, cancel := context.WithTimeout(l.t.Context(), largeTimeout)
+	defer cancel()
+	var raw []byte
+	if err := retrying(ctx, func(ctx context.Context) (err error) {
+		raw, err = l.cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+		return err
+	}); err != nil {
 		l.t.Fatal(err)
 	}
 	c := apiCounts{by: map[string]float64{}}
@@ -397,8 +408,16 @@ func decidingExit(tb testing.TB, n int) largeResult {
 	// Each stopped worker's last words are on its pod, and the keeper
 	// keeps MaxLogTails of them, in worker order.
 	want := min(n, record.MaxLogTails)
+	var kept map[string]string
+	defer func() {
+		if tb.Failed() {
+			tb.Logf("kept: %d replicas' output, worker-0's %q; the keeper (chief-0) said:\n%s", len(kept), kept["worker-0"], l.procs[0].out.String())
+		}
+	}()
 	l.waitConfigMap(largeTimeout, record.LogsName(l.name), fmt.Sprintf("%d workers' output kept", want), func(data map[string]string) bool {
-		return len(data) == want && data["worker-0"] == "j-worker-0: stopped\n"
+		kept = data
+		// (sh may add "Terminated", of its sleep)
+		return len(data) == want && strings.HasPrefix(data["worker-0"], "j-worker-0: stopped\n")
 	})
 	l.closeWindow(&res, n+1)
 	return res
