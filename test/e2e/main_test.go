@@ -3,13 +3,13 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // supervisorRepo is the tfsupervisor image the examples are rendered with.
@@ -17,7 +17,10 @@ const supervisorRepo = "ghcr.io/tfgen/tfsupervisor"
 
 // bins are the binaries under test: tfgen from $TFGEN_BIN (make e2e) or
 // built here, and kubectl.
-var bins struct{ tfgen, kubectl string }
+var bins struct {
+	tfgen   harness.Command
+	kubectl harness.Kubectl
+}
 
 // scratch is the suite's temporary directory.
 var scratch string
@@ -45,21 +48,15 @@ func runSuite(m *testing.M) int {
 }
 
 // findBinaries takes tfgen from $TFGEN_BIN when it is there, else builds
-// it (as make build does), and finds kubectl on PATH.
+// it, and finds kubectl on PATH.
 func findBinaries() error {
-	bins.tfgen = filepath.Join(os.Getenv("TFGEN_BIN"), "tfgen")
-	if _, err := os.Stat(bins.tfgen); os.Getenv("TFGEN_BIN") == "" || err != nil {
-		bins.tfgen = filepath.Join(scratch, "bin", "tfgen")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", bins.tfgen, "github.com/tfgen/tfgen/cmd/tfgen")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("build tfgen: %v\n%s", err, b)
-		}
+	tfgen, err := harness.Binary("tfgen", filepath.Join(scratch, "bin"))
+	if err != nil {
+		return err
 	}
-	var err error
-	if bins.kubectl, err = exec.LookPath("kubectl"); err != nil {
-		return fmt.Errorf("kubectl is needed on PATH: %w", err)
-	}
-	return nil
+	bins.tfgen = harness.Command{Path: tfgen}
+	bins.kubectl, err = harness.FindKubectl(filepath.Join(scratch, "kube-cache"))
+	return err
 }
 
 // shared is the package's cluster: the control plane and the PodGroup
@@ -82,7 +79,7 @@ func getCluster(t testing.TB) *cluster {
 		t.Logf("control plane started in %v", cp.StartTime().Round(time.Millisecond))
 		shared.err = installCRDs(cp)
 		if shared.err == nil {
-			shared.err = cp.InstallAdmissionPolicy(bins.kubectl)
+			shared.err = cp.InstallAdmissionPolicy(bins.kubectl.Path)
 		}
 	})
 	if shared.err != nil {
