@@ -37,6 +37,6 @@ func run(m *testing.M) int {
 		}
 	}
 	code := controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true})
-	stopAgent()
+	agent.Stop()
 	return code
 }

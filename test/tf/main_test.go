@@ -51,7 +51,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	code := controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true})
-	stopAgent()
+	agent.Stop()
 	return code
 }
 
