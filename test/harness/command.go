@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,15 +56,6 @@ type Kubectl struct {
 	Path string
 	// CacheDir holds its discovery and HTTP caches (--cache-dir).
 	CacheDir string
-}
-
-// FindKubectl finds kubectl on PATH.
-func FindKubectl(cacheDir string) (Kubectl, error) {
-	path, err := exec.LookPath("kubectl")
-	if err != nil {
-		return Kubectl{}, fmt.Errorf("kubectl is needed on PATH: %w", err)
-	}
-	return Kubectl{Path: path, CacheDir: cacheDir}, nil
 }
 
 // Run runs kubectl as kubeconfig's user with stdin (nil is none); kubectl

@@ -33,3 +33,12 @@ func Binary(name, dir string) (string, error) {
 	path := filepath.Join(dir, name)
 	return path, Build(path, module+"/cmd/"+name)
 }
+
+// FindKubectl finds kubectl on PATH, with its caches in cacheDir.
+func FindKubectl(cacheDir string) (Kubectl, error) {
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		return Kubectl{}, fmt.Errorf("kubectl is needed on PATH: %w", err)
+	}
+	return Kubectl{Path: path, CacheDir: cacheDir}, nil
+}
