@@ -26,19 +26,13 @@ var bins struct {
 var scratch string
 
 func TestMain(m *testing.M) {
-	began := time.Now()
-	code := runSuite(m)
-	fmt.Printf("e2e: suite took %v\n", time.Since(began).Round(100*time.Millisecond))
-	os.Exit(code)
+	os.Exit(harness.Suite("e2e", func(dir string) int {
+		scratch = dir
+		return runSuite(m)
+	}))
 }
 
 func runSuite(m *testing.M) int {
-	var err error
-	if scratch, err = os.MkdirTemp("", "tfgen-e2e-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(scratch)
 	if err := findBinaries(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/tfgen/tfgen/test/controlplane"
 	"github.com/tfgen/tfgen/test/harness"
@@ -41,19 +40,13 @@ var bins struct {
 var scratch string
 
 func TestMain(m *testing.M) {
-	began := time.Now()
-	code := runSuite(m)
-	fmt.Printf("node: suite took %v\n", time.Since(began).Round(100*time.Millisecond))
-	os.Exit(code)
+	os.Exit(harness.Suite("node", func(dir string) int {
+		scratch = dir
+		return runSuite(m)
+	}))
 }
 
 func runSuite(m *testing.M) int {
-	var err error
-	if scratch, err = os.MkdirTemp("", "tfgen-node-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(scratch)
 	// The pods (any user) write their reports into it through a hostPath.
 	if err := os.Chmod(scratch, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/tfgen/tfgen/test/controlplane"
 	"github.com/tfgen/tfgen/test/harness"
@@ -25,19 +24,14 @@ var root string
 var scratch string
 
 func TestMain(m *testing.M) {
-	began := time.Now()
-	code := run(m)
-	fmt.Printf("tf: suite took %v\n", time.Since(began).Round(100*time.Millisecond))
-	os.Exit(code)
+	os.Exit(harness.Suite("tf", func(dir string) int {
+		scratch = dir
+		return run(m)
+	}))
 }
 
 func run(m *testing.M) int {
 	var err error
-	if scratch, err = os.MkdirTemp("", "tfgen-tf-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(scratch)
 	if root, err = filepath.Abs(filepath.Join("..", "..")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
