@@ -14,44 +14,26 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 func TestMain(m *testing.M) {
 	os.Exit(controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true}))
 }
 
-// namespace creates a fresh namespace, deleted when the test ends.
-func namespace(t *testing.T, cs kubernetes.Interface) string {
-	t.Helper()
-	ns, err := cs.CoreV1().Namespaces().Create(t.Context(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "cp-test-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cs.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
-	})
-	return ns.Name
-}
-
-// poll calls cond until it is true, fails or a minute has passed.
-func poll(t *testing.T, what string, cond func(context.Context) (bool, error)) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, cond); err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
-	}
-}
+// poll calls cond every 100ms until it is true, fails or a minute has
+// passed.
+var poll = harness.Poller{Interval: 100 * time.Millisecond, Timeout: time.Minute}.Poll
 
 func TestStatefulSetPodsAreCreatedAndScheduled(t *testing.T) {
 	cp := controlplane.Shared(t)
 	t.Logf("control plane started in %s", cp.StartTime().Round(time.Millisecond))
 	cs := cp.Client()
-	ns := namespace(t, cs)
+	ns := harness.Namespace(t, cs, "cp-test", nil)
 	ctx := t.Context()
 
 	labels := map[string]string{"app": "w"}
@@ -76,17 +58,17 @@ func TestStatefulSetPodsAreCreatedAndScheduled(t *testing.T) {
 	}
 
 	// Without a Node the scheduler sees the pods and finds them unschedulable.
-	poll(t, "2 unschedulable pods", func(ctx context.Context) (bool, error) {
+	poll(t, "2 unschedulable pods", func(ctx context.Context) (bool, string, error) {
 		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil || len(pods.Items) != 2 {
-			return false, err
+			return false, "", err
 		}
 		for _, p := range pods.Items {
 			if !hasCondition(p, corev1.PodScheduled, corev1.ConditionFalse, corev1.PodReasonUnschedulable) {
-				return false, nil
+				return false, "", nil
 			}
 		}
-		return true, nil
+		return true, "", nil
 	})
 	t.Logf("2 pods created and found unschedulable in %s", time.Since(began).Round(time.Millisecond))
 
@@ -96,17 +78,17 @@ func TestStatefulSetPodsAreCreatedAndScheduled(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cs.CoreV1().Nodes().Delete(context.Background(), node.Name, metav1.DeleteOptions{}) })
 
-	poll(t, "both pods bound to "+node.Name, func(ctx context.Context) (bool, error) {
+	poll(t, "both pods bound to "+node.Name, func(ctx context.Context) (bool, string, error) {
 		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil || len(pods.Items) != 2 {
-			return false, err
+			return false, "", err
 		}
 		for _, p := range pods.Items {
 			if p.Spec.NodeName != node.Name {
-				return false, nil
+				return false, "", nil
 			}
 		}
-		return true, nil
+		return true, "", nil
 	})
 	t.Logf("both pods bound %s after the StatefulSet was created", time.Since(began).Round(time.Millisecond))
 	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
@@ -158,7 +140,7 @@ func readyNode(name string) *corev1.Node {
 func TestServiceAccountCredentials(t *testing.T) {
 	cp := controlplane.Shared(t)
 	cs := cp.Client()
-	ns := namespace(t, cs)
+	ns := harness.Namespace(t, cs, "cp-test", nil)
 	ctx := t.Context()
 	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx,
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "job"}}, metav1.CreateOptions{}); err != nil {
@@ -216,7 +198,7 @@ func TestAdminKubeconfig(t *testing.T) {
 func TestContainerRestartRulesAreKept(t *testing.T) {
 	cp := controlplane.Shared(t)
 	cs := cp.Client()
-	ns := namespace(t, cs)
+	ns := harness.Namespace(t, cs, "cp-test", nil)
 	rules := []corev1.ContainerRestartRule{{
 		Action: corev1.ContainerRestartRuleActionRestart,
 		ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{

@@ -3,8 +3,6 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,40 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // object is one Kubernetes object as plain data.
 type object = map[string]any
-
-// decodeObjects reads a YAML stream or a JSON document (a v1 List is
-// flattened into its items); documents that are not objects (no kind)
-// make ok false.
-func decodeObjects(data []byte) (objs []object, ok bool, err error) {
-	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		var o object
-		if err := d.Decode(&o); errors.Is(err, io.EOF) {
-			return objs, true, nil
-		} else if err != nil {
-			return nil, false, err
-		}
-		if o == nil {
-			continue
-		}
-		if o["kind"] == nil || o["apiVersion"] == nil {
-			return nil, false, nil
-		}
-		if o["kind"] == "List" {
-			items, _ := o["items"].([]any)
-			for _, it := range items {
-				objs = append(objs, it.(object))
-			}
-			continue
-		}
-		objs = append(objs, o)
-	}
-}
 
 // relocate moves every object (and the ServiceAccount subjects of
 // RoleBindings) from its namespace to to(namespace), where "" is the
@@ -110,7 +79,7 @@ func manifestCases(t *testing.T) []manifestCase {
 		data := read(path)
 		if filepath.Base(path) != union {
 			cases = append(cases, manifestCase{"golden/" + filepath.Base(path), data})
-			objs, _, _ := decodeObjects(data)
+			objs, _, _ := harness.DecodeObjects(data)
 			for _, o := range objs {
 				b, _ := json.Marshal(o)
 				seen[string(b)] = true
@@ -118,7 +87,7 @@ func manifestCases(t *testing.T) []manifestCase {
 		}
 	}
 	all := read(filepath.Join(root, "testdata", union))
-	objs, _, err := decodeObjects(all)
+	objs, _, err := harness.DecodeObjects(all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +102,7 @@ func manifestCases(t *testing.T) []manifestCase {
 		cases = append(cases, manifestCase{"golden/" + union, all})
 	}
 	for _, path := range examples {
-		out := tfgen(t, nil, "render", "--supervisor-image", supervisorRepo+":dev", "-f", path)
+		out := bins.tfgen.Must(t, nil, "render", "--supervisor-image", supervisorRepo+":dev", "-f", path)
 		golden := filepath.Join(root, "testdata", strings.TrimSuffix(filepath.Base(path), ".yaml")+".golden.yaml")
 		if g, err := os.ReadFile(golden); err == nil && bytes.Equal(g, out) {
 			continue // the golden case applies the same bytes
@@ -153,7 +122,7 @@ func TestManifestsApply(t *testing.T) {
 	for _, tc := range manifestCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			objs, ok, err := decodeObjects(tc.data)
+			objs, ok, err := harness.DecodeObjects(tc.data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,10 +139,10 @@ func TestManifestsApply(t *testing.T) {
 // checkApply applies objs into fresh namespaces (one per namespace they
 // name, plus one for those that name none) where no pod may start.
 func (c *cluster) checkApply(t *testing.T, objs []object) {
-	namespaces := map[string]string{"": c.namespace(t, "apply", nil)}
+	namespaces := map[string]string{"": harness.Namespace(t, c.cp.Client(), "apply", nil)}
 	bare := relocate(objs, func(ns string) string {
 		if namespaces[ns] == "" {
-			namespaces[ns] = c.namespace(t, "apply-"+ns, nil)
+			namespaces[ns] = harness.Namespace(t, c.cp.Client(), "apply-"+ns, nil)
 		}
 		return namespaces[ns]
 	})
@@ -188,28 +157,28 @@ func (c *cluster) checkApply(t *testing.T, objs []object) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apply := func(extra ...string) kubectlResult {
+	apply := func(extra ...string) harness.Result {
 		t.Helper()
-		r := c.mustKubectl(t, data, append(append([]string{"apply", "-f", "-"}, nsFlag...), extra...)...)
-		if strings.Contains(r.stderr, "Warning") {
-			t.Errorf("kubectl apply %s warns:\n%s", strings.Join(extra, " "), r.stderr)
+		r := bins.kubectl.Must(t, c.cp.Kubeconfig(), data, append(append([]string{"apply", "-f", "-"}, nsFlag...), extra...)...)
+		if strings.Contains(r.Stderr, "Warning") {
+			t.Errorf("kubectl apply %s warns:\n%s", strings.Join(extra, " "), r.Stderr)
 		}
 		return r
 	}
 	apply("--dry-run=server")
 	created := apply()
-	if n := strings.Count(created.stdout, " created\n"); n != len(objs) {
-		t.Errorf("apply created %d objects, want %d:\n%s", n, len(objs), created.stdout)
+	if n := strings.Count(created.Stdout, " created\n"); n != len(objs) {
+		t.Errorf("apply created %d objects, want %d:\n%s", n, len(objs), created.Stdout)
 	}
 	again := apply()
-	for _, line := range strings.Split(strings.TrimSpace(again.stdout), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(again.Stdout), "\n") {
 		if !strings.HasSuffix(line, " unchanged") {
 			t.Errorf("applying again changed something: %s", line)
 		}
 	}
-	r := kubectl(c.cp.Kubeconfig(), data, append([]string{"diff", "-f", "-"}, nsFlag...)...)
-	if r.err != nil || r.stdout != "" {
-		t.Errorf("kubectl diff after apply: %v\n%s%s", r.err, r.stdout, r.stderr)
+	r := bins.kubectl.Run(c.cp.Kubeconfig(), data, append([]string{"diff", "-f", "-"}, nsFlag...)...)
+	if r.Err != nil || r.Stdout != "" {
+		t.Errorf("kubectl diff after apply: %v\n%s%s", r.Err, r.Stdout, r.Stderr)
 	}
 	kinds := map[string]bool{}
 	for _, o := range objs {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // workloadAPI is what a cluster needs for --gang-scheduler kubernetes
@@ -29,11 +30,11 @@ var workloadAPI = struct {
 func TestGangKubernetes(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	ns := c.namespace(t, "gang", nil)
+	ns := harness.Namespace(t, c.cp.Client(), "gang", nil)
 	c.noPods(t, ns)
 	manifests := renderGangKubernetes(t)
-	c.mustKubectl(t, manifests, "apply", "--dry-run=server", "-n", ns, "-f", "-")
-	out := c.mustKubectl(t, manifests, "apply", "-n", ns, "-f", "-").stdout
+	bins.kubectl.Must(t, c.cp.Kubeconfig(), manifests, "apply", "--dry-run=server", "-n", ns, "-f", "-")
+	out := bins.kubectl.Must(t, c.cp.Kubeconfig(), manifests, "apply", "-n", ns, "-f", "-").Stdout
 	for _, want := range []string{"workload.scheduling.k8s.io/bert created", "podgroup.scheduling.k8s.io/bert created"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl apply printed\n%s\nwant a line %q", out, want)
@@ -80,9 +81,9 @@ func TestGangKubernetesNeedsGate(t *testing.T) {
 	}
 	t.Cleanup(cp.Stop)
 	manifests := renderGangKubernetes(t)
-	r := kubectl(cp.Kubeconfig(), manifests, "apply", "--dry-run=server", "-n", "default", "-f", "-")
-	if r.err == nil || !strings.Contains(r.stderr, `no matches for kind "Workload" in version "scheduling.k8s.io/v1beta1"`) {
-		t.Errorf("apply without the Workload API: err %v, stderr\n%s\nwant no matches for kind Workload", r.err, r.stderr)
+	r := bins.kubectl.Run(cp.Kubeconfig(), manifests, "apply", "--dry-run=server", "-n", "default", "-f", "-")
+	if r.Err == nil || !strings.Contains(r.Stderr, `no matches for kind "Workload" in version "scheduling.k8s.io/v1beta1"`) {
+		t.Errorf("apply without the Workload API: err %v, stderr\n%s\nwant no matches for kind Workload", r.Err, r.Stderr)
 	}
 }
 
@@ -95,5 +96,5 @@ func renderGangKubernetes(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	example := strings.Replace(string(b), "  namespace: research\n", "", 1)
-	return tfgen(t, []byte(example), "render", "-f", "-", "--gang-scheduler", "kubernetes")
+	return bins.tfgen.Must(t, []byte(example), "render", "-f", "-", "--gang-scheduler", "kubernetes")
 }

@@ -3,13 +3,13 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // supervisorRepo is the tfsupervisor image the examples are rendered with.
@@ -17,25 +17,22 @@ const supervisorRepo = "ghcr.io/tfgen/tfsupervisor"
 
 // bins are the binaries under test: tfgen from $TFGEN_BIN (make e2e) or
 // built here, and kubectl.
-var bins struct{ tfgen, kubectl string }
+var bins struct {
+	tfgen   harness.Command
+	kubectl harness.Kubectl
+}
 
 // scratch is the suite's temporary directory.
 var scratch string
 
 func TestMain(m *testing.M) {
-	began := time.Now()
-	code := runSuite(m)
-	fmt.Printf("e2e: suite took %v\n", time.Since(began).Round(100*time.Millisecond))
-	os.Exit(code)
+	os.Exit(harness.Suite("e2e", func(dir string) int {
+		scratch = dir
+		return runSuite(m)
+	}))
 }
 
 func runSuite(m *testing.M) int {
-	var err error
-	if scratch, err = os.MkdirTemp("", "tfgen-e2e-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(scratch)
 	if err := findBinaries(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
@@ -45,21 +42,15 @@ func runSuite(m *testing.M) int {
 }
 
 // findBinaries takes tfgen from $TFGEN_BIN when it is there, else builds
-// it (as make build does), and finds kubectl on PATH.
+// it, and finds kubectl on PATH.
 func findBinaries() error {
-	bins.tfgen = filepath.Join(os.Getenv("TFGEN_BIN"), "tfgen")
-	if _, err := os.Stat(bins.tfgen); os.Getenv("TFGEN_BIN") == "" || err != nil {
-		bins.tfgen = filepath.Join(scratch, "bin", "tfgen")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", bins.tfgen, "github.com/tfgen/tfgen/cmd/tfgen")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("build tfgen: %v\n%s", err, b)
-		}
+	tfgen, err := harness.Binary("tfgen", filepath.Join(scratch, "bin"))
+	if err != nil {
+		return err
 	}
-	var err error
-	if bins.kubectl, err = exec.LookPath("kubectl"); err != nil {
-		return fmt.Errorf("kubectl is needed on PATH: %w", err)
-	}
-	return nil
+	bins.tfgen = harness.Command{Path: tfgen}
+	bins.kubectl, err = harness.FindKubectl(filepath.Join(scratch, "kube-cache"))
+	return err
 }
 
 // shared is the package's cluster: the control plane and the PodGroup
@@ -82,7 +73,7 @@ func getCluster(t testing.TB) *cluster {
 		t.Logf("control plane started in %v", cp.StartTime().Round(time.Millisecond))
 		shared.err = installCRDs(cp)
 		if shared.err == nil {
-			shared.err = cp.InstallAdmissionPolicy(bins.kubectl)
+			shared.err = cp.InstallAdmissionPolicy(bins.kubectl.Path)
 		}
 	})
 	if shared.err != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // TestServiceAccountRBAC: as a job's ServiceAccount, kubectl auth can-i
@@ -16,11 +18,11 @@ import (
 func TestServiceAccountRBAC(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	ns := c.namespace(t, "rbac", nil)
+	ns := harness.Namespace(t, c.cp.Client(), "rbac", nil)
 	c.noPods(t, ns) // only the objects matter here
 	for _, name := range []string{"alpha", "beta"} {
 		spec := jobSpec{name: name, replicas: []replica{{kind: "PS", n: 1, policy: "Always"}, {kind: "Worker", n: 2, policy: "OnFailure"}}}
-		c.mustKubectl(t, tfgen(t, spec.manifest(ns), "render", "-f", "-"), "apply", "-n", ns, "-f", "-")
+		bins.kubectl.Must(t, c.cp.Kubeconfig(), bins.tfgen.Must(t, spec.manifest(ns), "render", "-f", "-"), "apply", "-n", ns, "-f", "-")
 	}
 	kubeconfig, err := c.cp.ServiceAccountKubeconfig(t.Context(), ns, "alpha-tfjob")
 	if err != nil {
@@ -76,7 +78,7 @@ func TestServiceAccountRBAC(t *testing.T) {
 		{[]string{"get", "configmaps/alpha", "-n", "default"}, false},
 	}
 	// kubectl starts slowly: ask four questions at a time.
-	results := make([]kubectlResult, len(cases))
+	results := make([]harness.Result, len(cases))
 	var wg sync.WaitGroup
 	limit := make(chan struct{}, 4)
 	for i, tc := range cases {
@@ -88,16 +90,16 @@ func TestServiceAccountRBAC(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			limit <- struct{}{}
-			results[i] = kubectl(kubeconfig, nil, args...)
+			results[i] = bins.kubectl.Run(kubeconfig, nil, args...)
 			<-limit
 		}()
 	}
 	wg.Wait()
 	for i, tc := range cases {
 		r := results[i]
-		answer := strings.TrimSpace(r.stdout)
-		if (answer == "yes") != (r.err == nil) || (answer != "yes" && answer != "no") {
-			t.Errorf("kubectl auth can-i %s: %v\n%s%s", strings.Join(tc.args, " "), r.err, r.stdout, r.stderr)
+		answer := strings.TrimSpace(r.Stdout)
+		if (answer == "yes") != (r.Err == nil) || (answer != "yes" && answer != "no") {
+			t.Errorf("kubectl auth can-i %s: %v\n%s%s", strings.Join(tc.args, " "), r.Err, r.Stdout, r.Stderr)
 			continue
 		}
 		if got := answer == "yes"; got != tc.want {
@@ -133,7 +135,7 @@ func TestServiceAccountRBAC(t *testing.T) {
 // rules lists what ServiceAccount ns/sa may do in ns (controlplane.Rules).
 func (c *cluster) rules(t *testing.T, ns, sa string) []string {
 	t.Helper()
-	rules, err := c.cp.Rules(t.Context(), bins.kubectl, ns, sa)
+	rules, err := c.cp.Rules(t.Context(), bins.kubectl.Path, ns, sa)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // TestAdmissionPolicy: with deploy/admission-policy.yaml (installed for the
@@ -22,11 +24,11 @@ import (
 func TestAdmissionPolicy(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	ns := c.namespace(t, "policy", nil)
+	ns := harness.Namespace(t, c.cp.Client(), "policy", nil)
 	// The job's account, Role and binding only; the pods are made here and
 	// stay Pending (no node matches them): only their objects matter.
 	spec := jobSpec{name: "alpha", replicas: []replica{{kind: "Worker", n: 2, policy: "Never"}}}
-	c.mustKubectl(t, tfgen(t, spec.manifest(ns), "render", "-f", "-"), "apply", "-n", ns, "-l", "app.kubernetes.io/component=job", "-f", "-")
+	bins.kubectl.Must(t, c.cp.Kubeconfig(), bins.tfgen.Must(t, spec.manifest(ns), "render", "-f", "-"), "apply", "-n", ns, "-l", "app.kubernetes.io/component=job", "-f", "-")
 	cs := c.cp.Client()
 	ctx := t.Context()
 	pod := func(name string, labels map[string]string) *corev1.Pod {

@@ -170,7 +170,7 @@ func readYAML(t *testing.T, p string, v any) {
 // TestLint runs helm lint --strict on the chart with its defaults and with
 // a job's values.
 func TestLint(t *testing.T) {
-	values := mustTfgen(t, nil, "values", "-f", "examples/tfjob-mnist.yaml")
+	values := tfgen.Must(t, nil, "values", "-f", "examples/tfjob-mnist.yaml")
 	for _, tc := range []struct {
 		name  string
 		stdin []byte
@@ -180,7 +180,7 @@ func TestLint(t *testing.T) {
 		{"a job", values, []string{"-f", "-"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := mustHelm(t, tc.stdin, append([]string{"lint", "--strict", chartDir}, tc.args...)...)
+			out := helm(t).Must(t, tc.stdin, append([]string{"lint", "--strict", chartDir}, tc.args...)...)
 			if !strings.Contains(string(out), "1 chart(s) linted, 0 chart(s) failed") || strings.Contains(string(out), "[WARNING]") {
 				t.Errorf("helm lint --strict:\n%s", out)
 			}
@@ -192,7 +192,7 @@ func TestLint(t *testing.T) {
 // specs: no replicas, and no Role rule that an empty resourceNames would
 // widen to every object of its kind.
 func TestDefaultValues(t *testing.T) {
-	objs := parse(t, mustHelm(t, nil, "template", "empty", chartDir, "-n", "team-a"))
+	objs := parse(t, helm(t).Must(t, nil, "template", "empty", chartDir, "-n", "team-a"))
 	hooks(objs)
 	want := []string{"ConfigMap team-a/empty", "ConfigMap team-a/empty-tfjob-logs", "Role team-a/empty-tfjob", "RoleBinding team-a/empty-tfjob", "ServiceAccount team-a/empty-tfjob"}
 	if d := cmp.Diff(want, keys(objs)); d != "" {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // root is the repository root, relative to this package.
@@ -24,8 +25,10 @@ const root = "../.."
 // chartDir is the chart under test.
 var chartDir = filepath.Join(root, "charts", "tfjob")
 
-// helmPath returns the helm binary of `make tools`, failing t without it.
-func helmPath(t testing.TB) string {
+// helm is the helm binary of `make tools`, with Helm's state in the
+// tests' own directory and tfgen on PATH for the post-renderer plugin; t
+// fails without it.
+func helm(t testing.TB) harness.Command {
 	t.Helper()
 	dir := os.Getenv("TFGEN_BIN")
 	if dir == "" {
@@ -38,67 +41,12 @@ func helmPath(t testing.TB) string {
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("no helm binary at %s: run make tools", p)
 	}
-	return p
-}
-
-// result is what a command did.
-type result struct {
-	stdout []byte
-	stderr string
-	err    error
-}
-
-// command runs bin with args and stdin in env.
-func command(bin string, env []string, stdin []byte, args ...string) result {
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	return result{stdout: out.Bytes(), stderr: errOut.String(), err: err}
-}
-
-// helmEnv keeps Helm's state in the tests' own directory; tfgen is on PATH
-// for the post-renderer plugin.
-func helmEnv() []string {
-	return []string{
+	return harness.Command{Path: p, Env: []string{
 		"HELM_CACHE_HOME=" + filepath.Join(helmHome, "cache"),
 		"HELM_CONFIG_HOME=" + filepath.Join(helmHome, "config"),
 		"HELM_DATA_HOME=" + filepath.Join(helmHome, "data"),
-		"PATH=" + filepath.Dir(tfgenBin) + string(os.PathListSeparator) + os.Getenv("PATH"),
-	}
-}
-
-// helm runs the helm binary.
-func helm(t testing.TB, stdin []byte, args ...string) result {
-	t.Helper()
-	return command(helmPath(t), helmEnv(), stdin, args...)
-}
-
-// mustHelm runs helm and fails t if it fails.
-func mustHelm(t testing.TB, stdin []byte, args ...string) []byte {
-	t.Helper()
-	r := helm(t, stdin, args...)
-	if r.err != nil {
-		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), r.err, r.stderr)
-	}
-	return r.stdout
-}
-
-// mustTfgen runs the tfgen binary built for the tests from the repository
-// root, so that paths read as a user types them.
-func mustTfgen(t testing.TB, stdin []byte, args ...string) []byte {
-	t.Helper()
-	cmd := exec.Command(tfgenBin, args...)
-	cmd.Dir = root
-	cmd.Stdin = bytes.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("tfgen %s: %v\n%s", strings.Join(args, " "), err, errOut.String())
-	}
-	return out.Bytes()
+		"PATH=" + filepath.Dir(tfgen.Path) + string(os.PathListSeparator) + os.Getenv("PATH"),
+	}}
 }
 
 // object is one parsed Kubernetes object.

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // TestInstallTestUninstall installs a job with the chart into a namespace
@@ -27,14 +27,14 @@ import (
 func TestInstallTestUninstall(t *testing.T) {
 	cp := controlplane.Shared(t)
 	cs := cp.Client()
-	ns := namespace(t, cs, map[string]string{"pod-security.kubernetes.io/enforce": "restricted"})
-	values := mustTfgen(t, nil, "values", "-f", "test/helm/testdata/restricted.yaml")
+	ns := harness.Namespace(t, cs, "helm-test", map[string]string{"pod-security.kubernetes.io/enforce": "restricted"})
+	values := tfgen.Must(t, nil, "values", "-f", "test/helm/testdata/restricted.yaml")
 	name, _ := release(t, values)
 	kube := []string{"--kubeconfig", cp.Kubeconfig(), "-n", ns}
 
-	rendered := parse(t, mustHelm(t, values, "template", name, chartDir, "-n", ns, "-f", "-"))
+	rendered := parse(t, helm(t).Must(t, values, "template", name, chartDir, "-n", ns, "-f", "-"))
 	hooks(rendered)
-	out := mustHelm(t, values, append([]string{"install", name, chartDir, "-f", "-"}, kube...)...)
+	out := helm(t).Must(t, values, append([]string{"install", name, chartDir, "-f", "-"}, kube...)...)
 	if !strings.Contains(string(out), "STATUS: deployed") || !strings.Contains(string(out), "kubectl get pods -n "+ns+" -l training.kubeflow.org/job-name="+name) {
 		t.Errorf("helm install printed:\n%s", out)
 	}
@@ -52,11 +52,11 @@ func TestInstallTestUninstall(t *testing.T) {
 	// helm test on a job nobody has started: it passes, and its pod goes.
 	kubelet := &testKubelet{t: t, cp: cp, ns: ns, pod: name + "-test"}
 	r := kubelet.helmTest(kube)
-	if r.err != nil {
-		t.Errorf("helm test of a new job: %v\n%s", r.err, r.stderr)
+	if r.Err != nil {
+		t.Errorf("helm test of a new job: %v\n%s", r.Err, r.Stderr)
 	}
-	if !strings.Contains(string(r.stdout), "Phase:          Succeeded") {
-		t.Errorf("helm test printed:\n%s", r.stdout)
+	if !strings.Contains(r.Stdout, "Phase:          Succeeded") {
+		t.Errorf("helm test printed:\n%s", r.Stdout)
 	}
 	if want := "job mnist: no supervisor has reported yet"; !strings.Contains(kubelet.output, want) {
 		t.Errorf("test pod printed %q, want %q", kubelet.output, want)
@@ -66,19 +66,19 @@ func TestInstallTestUninstall(t *testing.T) {
 	// The job fails, as its supervisors would record it: helm test fails.
 	failJob(t, cs, ns, name)
 	r = kubelet.helmTest(kube)
-	if r.err == nil || !strings.Contains(r.stderr, "pod "+name+"-test failed") {
-		t.Errorf("helm test of a failed job: %v\n%s", r.err, r.stderr)
+	if r.Err == nil || !strings.Contains(r.Stderr, "pod "+name+"-test failed") {
+		t.Errorf("helm test of a failed job: %v\n%s", r.Err, r.Stderr)
 	}
 	if want := "job mnist failed: BackoffLimitExceeded: worker-1 failed 4 times"; !strings.Contains(kubelet.output, want) {
 		t.Errorf("test pod printed %q, want %q", kubelet.output, want)
 	}
 	gone(t, cs, ns, name+"-test")
 
-	mustHelm(t, nil, append([]string{"uninstall", name}, kube...)...)
-	poll(t, "nothing of the job left", func(ctx context.Context) (bool, error) {
+	helm(t).Must(t, nil, append([]string{"uninstall", name}, kube...)...)
+	poll(t, "nothing of the job left", func(ctx context.Context) (bool, string, error) {
 		var err error
 		found, err = lister.list(ctx, "training.kubeflow.org/job-name="+name)
-		return len(found) == 0, err
+		return len(found) == 0, "", err
 	})
 	left, err := lister.list(t.Context(), "app.kubernetes.io/instance="+name)
 	if err != nil || len(left) > 0 {
@@ -94,11 +94,11 @@ func TestInstallTestUninstall(t *testing.T) {
 // and creates nothing.
 func TestInstallRefusesBadValues(t *testing.T) {
 	cp := controlplane.Shared(t)
-	ns := namespace(t, cp.Client(), nil)
+	ns := harness.Namespace(t, cp.Client(), "helm-test", nil)
 	bad := strings.Replace(worker, "Worker:", "Trainer:", 1)
-	r := helm(t, []byte(bad), "install", "bad", chartDir, "-f", "-", "--kubeconfig", cp.Kubeconfig(), "-n", ns)
-	if r.err == nil || !strings.Contains(r.stderr, "- at '/tfReplicaSpecs': additional properties 'Trainer' not allowed") {
-		t.Fatalf("helm install with an unknown replica type: %v\n%s", r.err, r.stderr)
+	r := helm(t).Run([]byte(bad), "install", "bad", chartDir, "-f", "-", "--kubeconfig", cp.Kubeconfig(), "-n", ns)
+	if r.Err == nil || !strings.Contains(r.Stderr, "- at '/tfReplicaSpecs': additional properties 'Trainer' not allowed") {
+		t.Fatalf("helm install with an unknown replica type: %v\n%s", r.Err, r.Stderr)
 	}
 	found, err := newLister(t, cp, ns).list(t.Context(), "")
 	if err != nil {
@@ -118,9 +118,9 @@ func TestInstallRefusesBadValues(t *testing.T) {
 func TestInstallWithPostRenderer(t *testing.T) {
 	installPlugin(t)
 	cp := controlplane.Shared(t)
-	ns := namespace(t, cp.Client(), nil)
+	ns := harness.Namespace(t, cp.Client(), "helm-test", nil)
 	kube := []string{"--kubeconfig", cp.Kubeconfig(), "-n", ns}
-	mustHelm(t, nil, append([]string{"install", "demo", trainerChart, "--post-renderer", "tfgen"}, kube...)...)
+	helm(t).Must(t, nil, append([]string{"install", "demo", trainerChart, "--post-renderer", "tfgen"}, kube...)...)
 	in := func(list ...string) []string {
 		for i, k := range list {
 			list[i] = strings.Replace(k, " /", " "+ns+"/", 1)
@@ -132,18 +132,18 @@ func TestInstallWithPostRenderer(t *testing.T) {
 	waitFor(t, lister, "app.kubernetes.io/part-of=trainer", in("ConfigMap /demo-config", "ConfigMap /demo", "StatefulSet /demo-worker",
 		"Service /demo-worker", "ServiceAccount /demo-tfjob", "Role /demo-tfjob", "RoleBinding /demo-tfjob"))
 	waitFor(t, lister, "training.kubeflow.org/job-name=demo", in("Pod /demo-worker-0", "Pod /demo-worker-1"))
-	manifest := mustHelm(t, nil, append([]string{"get", "manifest", "demo"}, kube...)...)
+	manifest := helm(t).Must(t, nil, append([]string{"get", "manifest", "demo"}, kube...)...)
 	if strings.Contains(string(manifest), "kind: TFJob") {
 		t.Errorf("the release holds a TFJob:\n%s", manifest)
 	}
-	mustHelm(t, nil, append([]string{"uninstall", "demo"}, kube...)...)
-	poll(t, "nothing of the chart left", func(ctx context.Context) (bool, error) {
+	helm(t).Must(t, nil, append([]string{"uninstall", "demo"}, kube...)...)
+	poll(t, "nothing of the chart left", func(ctx context.Context) (bool, string, error) {
 		chart, err := lister.list(ctx, "app.kubernetes.io/part-of=trainer")
 		if err != nil {
-			return false, err
+			return false, "", err
 		}
 		job, err := lister.list(ctx, "training.kubeflow.org/job-name=demo")
-		return len(chart)+len(job) == 0, err
+		return len(chart)+len(job) == 0, "", err
 	})
 }
 
@@ -177,37 +177,19 @@ func waitFor(t *testing.T, l *lister, selector string, want []string) []string {
 	return found
 }
 
-// namespace creates a fresh namespace with labels, deleted when the test ends.
-func namespace(t *testing.T, cs kubernetes.Interface, labels map[string]string) string {
-	t.Helper()
-	ns, err := cs.CoreV1().Namespaces().Create(t.Context(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "helm-test-", Labels: labels}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cs.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
-	})
-	return ns.Name
-}
-
-// poll calls cond until it is true, fails or a minute has passed.
-func poll(t *testing.T, what string, cond func(context.Context) (bool, error)) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, cond); err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
-	}
-}
+// poll calls cond every 100ms until it is true, fails or a minute has
+// passed.
+var poll = harness.Poller{Interval: 100 * time.Millisecond, Timeout: time.Minute}.Poll
 
 // gone waits until pod is deleted.
 func gone(t *testing.T, cs kubernetes.Interface, ns, pod string) {
 	t.Helper()
-	poll(t, "pod "+pod+" deleted", func(ctx context.Context) (bool, error) {
+	poll(t, "pod "+pod+" deleted", func(ctx context.Context) (bool, string, error) {
 		_, err := cs.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
 		if err == nil {
-			return false, nil
+			return false, "", nil
 		}
-		return true, client404(err)
+		return true, "", client404(err)
 	})
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // testKubelet runs the chart's test pod in place of the kubelet the control
@@ -36,7 +37,7 @@ type testKubelet struct {
 
 // helmTest runs `helm test` on the release the test pod belongs to while
 // running the pod when it appears.
-func (k *testKubelet) helmTest(kube []string) result {
+func (k *testKubelet) helmTest(kube []string) harness.Result {
 	t := k.t
 	t.Helper()
 	for _, tool := range []string{"bash", "jq", "kubectl"} {
@@ -44,10 +45,10 @@ func (k *testKubelet) helmTest(kube []string) result {
 			t.Fatalf("the test pod's script needs %s on PATH: %v", tool, err)
 		}
 	}
-	bin, env := helmPath(t), helmEnv()
-	done := make(chan result, 1)
+	cmd := helm(t)
+	done := make(chan harness.Result, 1)
 	go func() {
-		done <- command(bin, env, nil, append([]string{"test", strings.TrimSuffix(k.pod, "-test"), "--timeout", "2m"}, kube...)...)
+		done <- cmd.Run(nil, append([]string{"test", strings.TrimSuffix(k.pod, "-test"), "--timeout", "2m"}, kube...)...)
 	}()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -56,7 +57,7 @@ func (k *testKubelet) helmTest(kube []string) result {
 	for pod == nil {
 		select {
 		case r := <-done:
-			t.Fatalf("helm test ended before its pod ran: %v\n%s", r.err, r.stderr)
+			t.Fatalf("helm test ended before its pod ran: %v\n%s", r.Err, r.Stderr)
 		case <-ctx.Done():
 			t.Fatalf("no test pod %s: %v", k.pod, ctx.Err())
 		case <-time.After(50 * time.Millisecond):

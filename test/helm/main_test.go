@@ -3,16 +3,20 @@ package helm
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
-// tfgenBin is the tfgen binary built from this tree; helmHome holds Helm's
-// cache, configuration and data (plugins) for the tests alone.
-var tfgenBin, helmHome string
+// tfgen is the tfgen binary built from this tree, run from the repository
+// root so that paths read as a user types them.
+var tfgen harness.Command
+
+// helmHome holds Helm's cache, configuration and data (plugins) for the
+// tests alone.
+var helmHome string
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -25,10 +29,9 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	tfgenBin = filepath.Join(dir, "bin", "tfgen")
-	build := exec.Command("go", "build", "-o", tfgenBin, "github.com/tfgen/tfgen/cmd/tfgen")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build tfgen: %v\n%s", err, out)
+	tfgen = harness.Command{Path: filepath.Join(dir, "bin", "tfgen"), Dir: root}
+	if err := harness.Build(tfgen.Path, "github.com/tfgen/tfgen/cmd/tfgen"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	helmHome = filepath.Join(dir, "helm")

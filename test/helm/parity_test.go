@@ -57,13 +57,13 @@ func TestTemplateParity(t *testing.T) {
 	jobs := 0
 	for _, tc := range parityCases(t) {
 		t.Run(strings.Join(append([]string{strings.TrimSuffix(filepath.Base(tc.example), ".yaml")}, tc.flags...), " "), func(t *testing.T) {
-			values := mustTfgen(t, nil, append([]string{"values", "-f", tc.example}, tc.flags...)...)
+			values := tfgen.Must(t, nil, append([]string{"values", "-f", tc.example}, tc.flags...)...)
 			name, ns := release(t, values)
-			want := parse(t, mustTfgen(t, nil, append([]string{"render", "-f", tc.example, "-n", ns}, tc.flags...)...))
+			want := parse(t, tfgen.Must(t, nil, append([]string{"render", "-f", tc.example, "-n", ns}, tc.flags...)...))
 			for _, k := range passThrough(t, tc.example) {
 				delete(want, k)
 			}
-			got := parse(t, mustHelm(t, values, "template", name, chartDir, "-n", ns, "-f", "-"))
+			got := parse(t, helm(t).Must(t, values, "template", name, chartDir, "-n", ns, "-f", "-"))
 			checkTestHook(t, hooks(got), name, ns)
 			if d := diffObjects(want, got); d != "" {
 				t.Errorf("helm template differs from tfgen render:\n%s", d)
@@ -94,11 +94,11 @@ func TestKubeflowSpecAsValues(t *testing.T) {
 			if ns == "" {
 				ns = "team-a"
 			}
-			want := parse(t, mustTfgen(t, nil, "render", "-f", tc.example, "-n", ns, "--supervisor-image", image))
+			want := parse(t, tfgen.Must(t, nil, "render", "-f", tc.example, "-n", ns, "--supervisor-image", image))
 			for _, k := range passThrough(t, tc.example) {
 				delete(want, k)
 			}
-			got := parse(t, mustHelm(t, spec, "template", name, chartDir, "-n", ns, "-f", "-"))
+			got := parse(t, helm(t).Must(t, spec, "template", name, chartDir, "-n", ns, "-f", "-"))
 			hooks(got)
 			record := "ConfigMap " + ns + "/" + name
 			var gotSpec map[string]any

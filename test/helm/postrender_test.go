@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // trainerChart emits a TFJob and a ConfigMap.
@@ -14,7 +16,7 @@ var trainerChart = filepath.Join("testdata", "trainer")
 
 var plugin struct {
 	once sync.Once
-	res  result
+	res  harness.Result
 }
 
 // installPlugin installs plugins/tfgen, tfgen's Helm 4 post-renderer
@@ -25,9 +27,9 @@ func installPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugin.once.Do(func() { plugin.res = helm(t, nil, "plugin", "install", dir) })
-	if plugin.res.err != nil {
-		t.Fatalf("helm plugin install %s: %v\n%s", dir, plugin.res.err, plugin.res.stderr)
+	plugin.once.Do(func() { plugin.res = helm(t).Run(nil, "plugin", "install", dir) })
+	if plugin.res.Err != nil {
+		t.Fatalf("helm plugin install %s: %v\n%s", dir, plugin.res.Err, plugin.res.Stderr)
 	}
 }
 
@@ -37,7 +39,7 @@ func installPlugin(t *testing.T) {
 // annotation is gone from every object.
 func TestPostRenderer(t *testing.T) {
 	installPlugin(t)
-	plain := mustHelm(t, nil, "template", "demo", trainerChart, "-n", "team-a")
+	plain := helm(t).Must(t, nil, "template", "demo", trainerChart, "-n", "team-a")
 	for _, tc := range []struct {
 		name  string
 		flags []string // tfgen render flags, as --post-renderer-args
@@ -51,9 +53,9 @@ func TestPostRenderer(t *testing.T) {
 			for _, f := range tc.flags {
 				args = append(args, "--post-renderer-args="+f)
 			}
-			out := mustHelm(t, nil, args...)
+			out := helm(t).Must(t, nil, args...)
 			got := parse(t, out)
-			want := parse(t, mustTfgen(t, plain, append([]string{"render", "-f", "-"}, tc.flags...)...))
+			want := parse(t, tfgen.Must(t, plain, append([]string{"render", "-f", "-"}, tc.flags...)...))
 			if d := diffObjects(want, got); d != "" {
 				t.Errorf("helm template --post-renderer tfgen differs from tfgen render of the chart's output:\n%s", d)
 			}

@@ -69,20 +69,20 @@ var badValues = []struct {
 // TestBadValues checks that Helm refuses bad values with a message that
 // names the problem and where it is.
 func TestBadValues(t *testing.T) {
-	if r := helm(t, []byte(worker), "template", "j", chartDir, "-n", "team-a", "-f", "-"); r.err != nil {
-		t.Fatalf("the valid values fail: %v\n%s", r.err, r.stderr)
+	if r := helm(t).Run([]byte(worker), "template", "j", chartDir, "-n", "team-a", "-f", "-"); r.Err != nil {
+		t.Fatalf("the valid values fail: %v\n%s", r.Err, r.Stderr)
 	}
 	for _, tc := range badValues {
 		t.Run(tc.name, func(t *testing.T) {
-			r := helm(t, []byte(tc.values), "template", "j", chartDir, "-n", "team-a", "-f", "-")
-			if r.err == nil {
+			r := helm(t).Run([]byte(tc.values), "template", "j", chartDir, "-n", "team-a", "-f", "-")
+			if r.Err == nil {
 				t.Fatalf("helm template accepted:\n%s", tc.values)
 			}
-			if !strings.Contains(r.stderr, tc.want) {
-				t.Errorf("helm template failed without %q:\n%s", tc.want, r.stderr)
+			if !strings.Contains(r.Stderr, tc.want) {
+				t.Errorf("helm template failed without %q:\n%s", tc.want, r.Stderr)
 			}
-			if len(r.stdout) > 0 {
-				t.Errorf("helm template failed but wrote:\n%s", r.stdout)
+			if len(r.Stdout) > 0 {
+				t.Errorf("helm template failed but wrote:\n%s", r.Stdout)
 			}
 		})
 	}

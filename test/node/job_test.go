@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // replica is one replica type of a test job, run by the test workload.
@@ -119,9 +120,9 @@ type run struct {
 	c         *cluster
 	spec      jobSpec
 	ns        string
-	dir       string        // the workload's reports
-	manifests []byte        // tfgen render's output
-	applied   kubectlResult // what the first kubectl apply said
+	dir       string         // the workload's reports
+	manifests []byte         // tfgen render's output
+	applied   harness.Result // what the first kubectl apply said
 	began     time.Time
 }
 
@@ -130,16 +131,16 @@ type run struct {
 func (c *cluster) startJob(t *testing.T, spec jobSpec, labels map[string]string) *run {
 	t.Helper()
 	r := &run{t: t, c: c, spec: spec, ns: c.namespace(t, "job", labels), dir: reportDir(t)}
-	r.manifests = tfgen(t, spec.manifest(r.ns, r.dir), append([]string{"render", "--supervisor-image", supervisorImage, "-f", "-"}, spec.flags...)...)
+	r.manifests = bins.tfgen.Must(t, spec.manifest(r.ns, r.dir), append([]string{"render", "--supervisor-image", supervisorImage, "-f", "-"}, spec.flags...)...)
 	r.began = time.Now()
 	r.applied = r.apply()
 	return r
 }
 
 // apply applies the job's manifests (again).
-func (r *run) apply() kubectlResult {
+func (r *run) apply() harness.Result {
 	r.t.Helper()
-	return r.c.mustKubectl(r.t, r.manifests, "apply", "-n", r.ns, "-f", "-")
+	return bins.kubectl.Must(r.t, r.c.cp.Kubeconfig(), r.manifests, "apply", "-n", r.ns, "-f", "-")
 }
 
 // status reads the job's status from its record.

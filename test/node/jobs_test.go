@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // TestJobSucceeds: the whole flow. The StatefulSet controller makes the
@@ -100,7 +101,7 @@ func TestJobSucceeds(t *testing.T) {
 // returns what differs from the cluster ("" if nothing does).
 func (r *run) diff(keep func(object) bool) string {
 	r.t.Helper()
-	objs, _, err := decodeObjects(r.manifests)
+	objs, _, err := harness.DecodeObjects(r.manifests)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -114,11 +115,11 @@ func (r *run) diff(keep func(object) bool) string {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	res := kubectl(r.c.cp.Kubeconfig(), data, "diff", "-n", r.ns, "-f", "-")
-	if res.err != nil && res.stdout == "" {
-		r.t.Fatalf("kubectl diff: %v\n%s", res.err, res.stderr)
+	res := bins.kubectl.Run(r.c.cp.Kubeconfig(), data, "diff", "-n", r.ns, "-f", "-")
+	if res.Err != nil && res.Stdout == "" {
+		r.t.Fatalf("kubectl diff: %v\n%s", res.Err, res.Stderr)
 	}
-	return res.stdout
+	return res.Stdout
 }
 
 // waitIdle waits until the job's pods are names, each with its

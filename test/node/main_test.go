@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // The images the node gets besides the supervisor's.
@@ -31,25 +30,23 @@ var supervisorImage = "tfgen.test/tfsupervisor:1"
 const supervisorRepo = "ghcr.io/tfgen/tfsupervisor"
 
 // bins are the binaries under test.
-var bins struct{ tfgen, tfsupervisor, workload, kubectl string }
+var bins struct {
+	tfgen                  harness.Command
+	tfsupervisor, workload string
+	kubectl                harness.Kubectl
+}
 
 // scratch is the suite's temporary directory.
 var scratch string
 
 func TestMain(m *testing.M) {
-	began := time.Now()
-	code := runSuite(m)
-	fmt.Printf("node: suite took %v\n", time.Since(began).Round(100*time.Millisecond))
-	os.Exit(code)
+	os.Exit(harness.Suite("node", func(dir string) int {
+		scratch = dir
+		return runSuite(m)
+	}))
 }
 
 func runSuite(m *testing.M) int {
-	var err error
-	if scratch, err = os.MkdirTemp("", "tfgen-node-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(scratch)
 	// The pods (any user) write their reports into it through a hostPath.
 	if err := os.Chmod(scratch, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -111,34 +108,22 @@ func archiveRef(path string) (string, error) {
 	}
 }
 
-// findBinaries takes tfgen and tfsupervisor from $TFGEN_BIN when both are
-// there, else builds them (as make build does), and builds the workload.
+// findBinaries takes tfgen and tfsupervisor from $TFGEN_BIN when they are
+// there, else builds them, builds the workload and finds kubectl on PATH.
 func findBinaries() error {
-	build := func(out, pkg string) error {
-		cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("build %s: %v\n%s", pkg, err, b)
-		}
-		return nil
-	}
-	dir := os.Getenv("TFGEN_BIN")
-	bins.tfgen, bins.tfsupervisor = filepath.Join(dir, "tfgen"), filepath.Join(dir, "tfsupervisor")
-	for out, pkg := range map[*string]string{&bins.tfgen: "./cmd/tfgen", &bins.tfsupervisor: "./cmd/tfsupervisor"} {
-		if _, err := os.Stat(*out); dir == "" || err != nil {
-			*out = filepath.Join(scratch, "bin", filepath.Base(pkg))
-			if err := build(*out, "github.com/tfgen/tfgen/"+pkg[2:]); err != nil {
-				return err
-			}
-		}
-	}
-	bins.workload = filepath.Join(scratch, "bin", "workload")
-	if err := build(bins.workload, "github.com/tfgen/tfgen/test/workload"); err != nil {
+	dir := filepath.Join(scratch, "bin")
+	tfgen, err := harness.Binary("tfgen", dir)
+	if err != nil {
 		return err
 	}
-	var err error
-	if bins.kubectl, err = exec.LookPath("kubectl"); err != nil {
-		return fmt.Errorf("kubectl is needed on PATH: %w", err)
+	bins.tfgen = harness.Command{Path: tfgen}
+	if bins.tfsupervisor, err = harness.Binary("tfsupervisor", dir); err != nil {
+		return err
 	}
-	return nil
+	bins.workload = filepath.Join(dir, "workload")
+	if err := harness.Build(bins.workload, "github.com/tfgen/tfgen/test/workload"); err != nil {
+		return err
+	}
+	bins.kubectl, err = harness.FindKubectl(filepath.Join(scratch, "kube-cache"))
+	return err
 }

@@ -49,8 +49,8 @@ func TestRestrictedPodSecurity(t *testing.T) {
 			t.Parallel()
 			r := c.startJob(t, jobSpec{name: "secure-" + name, noReports: true,
 				replicas: []replica{restricted(replica{kind: "Worker", n: 1, policy: "ExitCode", sidecar: sidecar})}}, restrictedLabels)
-			if strings.Contains(r.applied.stderr, "Warning") {
-				t.Errorf("kubectl apply warns:\n%s", r.applied.stderr)
+			if strings.Contains(r.applied.Stderr, "Warning") {
+				t.Errorf("kubectl apply warns:\n%s", r.applied.Stderr)
 			}
 			if s := r.waitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) {
 				t.Fatalf("the job failed: %s", r.statusJSON())
@@ -62,13 +62,13 @@ func TestRestrictedPodSecurity(t *testing.T) {
 			// standard: the API server says so, naming the user's
 			// container, never tfgen's.
 			plain := jobSpec{name: "plain", noReports: true, replicas: []replica{{kind: "Worker", n: 1, policy: "OnFailure", sidecar: sidecar}}}
-			manifests := tfgen(t, plain.manifest(r.ns, r.dir), "render", "--supervisor-image", supervisorImage, "-f", "-")
-			res := c.mustKubectl(t, manifests, "apply", "--dry-run=server", "-n", r.ns, "-f", "-")
-			if !strings.Contains(res.stderr, `would violate PodSecurity "restricted:latest"`) || !strings.Contains(res.stderr, `"tensorflow"`) {
-				t.Errorf("a job without securityContext: kubectl apply --dry-run=server warns\n%s\nwant a PodSecurity violation by container \"tensorflow\"", res.stderr)
+			manifests := bins.tfgen.Must(t, plain.manifest(r.ns, r.dir), "render", "--supervisor-image", supervisorImage, "-f", "-")
+			res := bins.kubectl.Must(t, c.cp.Kubeconfig(), manifests, "apply", "--dry-run=server", "-n", r.ns, "-f", "-")
+			if !strings.Contains(res.Stderr, `would violate PodSecurity "restricted:latest"`) || !strings.Contains(res.Stderr, `"tensorflow"`) {
+				t.Errorf("a job without securityContext: kubectl apply --dry-run=server warns\n%s\nwant a PodSecurity violation by container \"tensorflow\"", res.Stderr)
 			}
-			if strings.Contains(res.stderr, `"tfgen-install"`) || strings.Contains(res.stderr, `"tfsupervisor"`) {
-				t.Errorf("tfgen's containers break the restricted standard:\n%s", res.stderr)
+			if strings.Contains(res.Stderr, `"tfgen-install"`) || strings.Contains(res.Stderr, `"tfsupervisor"`) {
+				t.Errorf("tfgen's containers break the restricted standard:\n%s", res.Stderr)
 			}
 		})
 	}

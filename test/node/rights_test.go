@@ -77,7 +77,7 @@ func TestUserServiceAccountKeepsItsRights(t *testing.T) {
 		{kind: "Worker", n: 1, policy: "Never", sidecar: true, template: object{"serviceAccountName": "trainer"}},
 	}}
 	r := &run{t: t, c: c, spec: spec, ns: ns, dir: reportDir(t), began: time.Now()}
-	r.manifests = tfgen(t, spec.manifest(ns, r.dir), "render", "--supervisor-image", supervisorImage, "-f", "-")
+	r.manifests = bins.tfgen.Must(t, spec.manifest(ns, r.dir), "render", "--supervisor-image", supervisorImage, "-f", "-")
 	r.apply()
 	s := r.waitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
@@ -107,7 +107,7 @@ func TestUserServiceAccountKeepsItsRights(t *testing.T) {
 // rules lists what ServiceAccount ns/sa may do in ns.
 func (c *cluster) rules(t *testing.T, ns, sa string) []string {
 	t.Helper()
-	rules, err := c.cp.Rules(t.Context(), bins.kubectl, ns, sa)
+	rules, err := c.cp.Rules(t.Context(), bins.kubectl.Path, ns, sa)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func (c *cluster) rules(t *testing.T, ns, sa string) []string {
 // of the package that runs after it runs under it.
 func (c *cluster) admissionPolicy(t *testing.T) {
 	t.Helper()
-	policyOnce.Do(func() { policyErr = c.cp.InstallAdmissionPolicy(bins.kubectl) })
+	policyOnce.Do(func() { policyErr = c.cp.InstallAdmissionPolicy(bins.kubectl.Path) })
 	if policyErr != nil {
 		t.Fatal(policyErr)
 	}

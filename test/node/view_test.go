@@ -15,7 +15,7 @@ import (
 // and returns its stdout and exit code.
 func (r *run) cli(args ...string) (string, int) {
 	r.t.Helper()
-	cmd := exec.CommandContext(r.t.Context(), bins.tfgen, append(args, "--kubeconfig", r.c.cp.Kubeconfig(), "-n", r.ns)...)
+	cmd := exec.CommandContext(r.t.Context(), bins.tfgen.Path, append(args, "--kubeconfig", r.c.cp.Kubeconfig(), "-n", r.ns)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -9,23 +9,19 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/operate"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 	"github.com/tfgen/tfgen/test/nodeagent"
 )
 
 // agent is the package's node agent, started by the first test that
 // needs it.
-var agent struct {
-	once sync.Once
-	a    *nodeagent.Agent
-	err  error
-}
+var agent harness.Agent
 
 // shellImage is an image whose containers run local commands.
 const shellImage = "tfgen.test/shell:1"
@@ -34,8 +30,8 @@ const shellImage = "tfgen.test/shell:1"
 // binary built for the tests, the shell image runs commands as given.
 func startAgent(t *testing.T, cp *controlplane.ControlPlane) *nodeagent.Agent {
 	t.Helper()
-	agent.once.Do(func() {
-		agent.a, agent.err = nodeagent.Start(context.Background(), nodeagent.Config{
+	return agent.Start(t, func() nodeagent.Config {
+		return nodeagent.Config{
 			RestConfig: cp.RestConfig(),
 			Dir:        filepath.Join(scratch, "node"),
 			Images: map[string]nodeagent.Image{
@@ -44,19 +40,8 @@ func startAgent(t *testing.T, cp *controlplane.ControlPlane) *nodeagent.Agent {
 			},
 			Backoff:    200 * time.Millisecond,
 			MaxBackoff: 2 * time.Second,
-		})
+		}
 	})
-	if agent.err != nil {
-		t.Fatalf("node agent: %v", agent.err)
-	}
-	return agent.a
-}
-
-// stopAgent stops the node agent if it was started.
-func stopAgent() {
-	if agent.a != nil {
-		agent.a.Stop()
-	}
 }
 
 // TestNodeAgent runs jobs for real: pods on the node agent, tfsupervisor

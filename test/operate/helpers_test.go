@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -29,6 +28,7 @@ import (
 	"github.com/tfgen/tfgen/pkg/operate"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // t0 is when the fixtures' jobs started, as their records say.
@@ -186,18 +186,10 @@ var resources = map[string]schema.GroupVersionResource{
 }
 
 // poll calls cond every 50ms until it holds, or fails the test after
-// waitTimeout with what and cond's last word.
-func (c *cluster) poll(what string, cond func(ctx context.Context) (bool, string, error)) {
+// waitTimeout (or on cond's error) with what and cond's last word.
+func (c *cluster) poll(what string, cond harness.Condition) {
 	c.t.Helper()
-	last := ""
-	err := wait.PollUntilContextTimeout(c.t.Context(), 50*time.Millisecond, waitTimeout, true, func(ctx context.Context) (bool, error) {
-		ok, state, err := cond(ctx)
-		last = state
-		return ok, err
-	})
-	if err != nil {
-		c.t.Fatalf("waiting for %s: %v; last seen: %s", what, err, last)
-	}
+	harness.Poller{Interval: 50 * time.Millisecond, Timeout: waitTimeout}.Poll(c.t, what, cond)
 }
 
 // pods returns the names of job's pods, sorted.

@@ -3,11 +3,11 @@ package operate
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // bins are the binaries the tests run: tfsupervisor for the node agent's
@@ -30,16 +30,13 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(scratch)
 	bin := filepath.Join(scratch, "bin")
 	bins.tfgen, bins.plugin, bins.tfsupervisor = filepath.Join(bin, "tfgen"), filepath.Join(bin, "kubectl-tfjob"), filepath.Join(bin, "tfsupervisor")
-	for out, pkg := range map[string]string{bins.tfgen: "./cmd/tfgen", bins.plugin: "./cmd/kubectl-tfjob", bins.tfsupervisor: "./cmd/tfsupervisor"} {
-		cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
-		cmd.Dir = filepath.Join("..", "..")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, b)
+	for out, pkg := range map[string]string{bins.tfgen: "cmd/tfgen", bins.plugin: "cmd/kubectl-tfjob", bins.tfsupervisor: "cmd/tfsupervisor"} {
+		if err := harness.Build(out, "github.com/tfgen/tfgen/"+pkg); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 	}
 	code := controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true})
-	stopAgent()
+	agent.Stop()
 	return code
 }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 
 	"github.com/tfgen/tfgen/pkg/localrun"
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 	"github.com/tfgen/tfgen/test/nodeagent"
 )
 
@@ -27,21 +27,18 @@ import (
 // the image's /app/*.py are the examples' scripts.
 const tfImage = "tfgen.test/tensorflow:2.21.0"
 
-var agent struct {
-	once sync.Once
-	a    *nodeagent.Agent
-	err  error
-}
+// agent is the package's node agent, started by the cluster test.
+var agent harness.Agent
 
 // startAgent starts the package's node agent on first use.
 func startAgent(t *testing.T, cp *controlplane.ControlPlane) *nodeagent.Agent {
 	t.Helper()
-	agent.once.Do(func() {
+	return agent.Start(t, func() nodeagent.Config {
 		files := map[string]string{}
 		for _, f := range []string{"ps.py", "tfjob.py"} {
 			files["/app/"+f] = filepath.Join(root, "examples", "tf", f)
 		}
-		agent.a, agent.err = nodeagent.Start(context.Background(), nodeagent.Config{
+		return nodeagent.Config{
 			RestConfig: cp.RestConfig(),
 			Dir:        filepath.Join(scratch, "node"),
 			Images: map[string]nodeagent.Image{
@@ -51,19 +48,8 @@ func startAgent(t *testing.T, cp *controlplane.ControlPlane) *nodeagent.Agent {
 			Env:        []string{"PATH=" + filepath.Join(venvs.tf, "bin") + string(os.PathListSeparator) + os.Getenv("PATH")},
 			Backoff:    200 * time.Millisecond,
 			MaxBackoff: 2 * time.Second,
-		})
+		}
 	})
-	if agent.err != nil {
-		t.Fatalf("node agent: %v", agent.err)
-	}
-	return agent.a
-}
-
-// stopAgent stops the node agent if it was started.
-func stopAgent() {
-	if agent.a != nil {
-		agent.a.Stop()
-	}
 }
 
 // clusterJob is examples/tf-ps.yaml made to run on the node agent, which

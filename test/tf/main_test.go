@@ -6,9 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // bins are the binaries under test, from $TFGEN_BIN (make e2e) or built.
@@ -24,19 +24,14 @@ var root string
 var scratch string
 
 func TestMain(m *testing.M) {
-	began := time.Now()
-	code := run(m)
-	fmt.Printf("tf: suite took %v\n", time.Since(began).Round(100*time.Millisecond))
-	os.Exit(code)
+	os.Exit(harness.Suite("tf", func(dir string) int {
+		scratch = dir
+		return run(m)
+	}))
 }
 
 func run(m *testing.M) int {
 	var err error
-	if scratch, err = os.MkdirTemp("", "tfgen-tf-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(scratch)
 	if root, err = filepath.Abs(filepath.Join("..", "..")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -50,28 +45,19 @@ func run(m *testing.M) int {
 		return 1
 	}
 	code := controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true})
-	stopAgent()
+	agent.Stop()
 	return code
 }
 
-// findBinaries takes tfgen and tfsupervisor from $TFGEN_BIN when both are
+// findBinaries takes tfgen and tfsupervisor from $TFGEN_BIN when they are
 // there, else builds them.
-func findBinaries() error {
-	dir := os.Getenv("TFGEN_BIN")
-	bins.tfgen, bins.tfsupervisor = filepath.Join(dir, "tfgen"), filepath.Join(dir, "tfsupervisor")
-	for path, pkg := range map[*string]string{&bins.tfgen: "./cmd/tfgen", &bins.tfsupervisor: "./cmd/tfsupervisor"} {
-		if _, err := os.Stat(*path); dir != "" && err == nil {
-			continue
-		}
-		*path = filepath.Join(scratch, "bin", filepath.Base(pkg))
-		cmd := exec.Command("go", "build", "-trimpath", "-o", *path, pkg)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("build %s: %v\n%s", pkg, err, b)
-		}
+func findBinaries() (err error) {
+	dir := filepath.Join(scratch, "bin")
+	if bins.tfgen, err = harness.Binary("tfgen", dir); err != nil {
+		return err
 	}
-	return nil
+	bins.tfsupervisor, err = harness.Binary("tfsupervisor", dir)
+	return err
 }
 
 // findVenvs checks that the virtualenvs of make tf import their framework.
