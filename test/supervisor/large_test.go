@@ -387,6 +387,12 @@ func decidingExit(tb testing.TB, n int) largeResult {
 		l.start(pod, worker)
 	}
 	l.awaitLines(ready, n, "workers running")
+	// A job ends long after its start: the chief exits once the API server
+	// has taken every worker's first record (a thousand supervisors
+	// starting at once queue their writes for a minute on 2 cores).
+	l.waitRecords(largeTimeout, "every worker's record Running", l.pods("worker", n), func(r record.Replica) bool {
+		return r.State == record.StateRunning
+	})
 	gate.Close() // the chief reads EOF and exits
 	s := l.waitStatusFor(largeTimeout, "the job to end", (*record.Status).Ended)
 	res := largeResult{wall: time.Since(began)}
@@ -395,11 +401,15 @@ func decidingExit(tb testing.TB, n int) largeResult {
 	})
 	l.noPodDeleted(n + 1)
 	chief, last := l.mtime("chief"), time.Time{}
+	var after []time.Duration
 	for _, pod := range l.pods("worker", n) {
-		if t := l.mtime(pod); t.After(last) {
-			last = t
-		}
+		t := l.mtime(pod)
+		last = later(last, t)
+		after = append(after, t.Sub(chief))
 	}
+	slices.Sort(after)
+	tb.Logf("workers stopped after the chief's exit: median %v, 90th percentile %v, last %v",
+		after[len(after)/2].Round(time.Millisecond), after[len(after)*9/10].Round(time.Millisecond), after[len(after)-1].Round(time.Millisecond))
 	res.stopped = last.Sub(chief)
 	res.exact = s.IsTrue(record.JobSucceeded) && s.ReplicaStatuses["Chief"].Succeeded == 1
 	if !res.exact {
@@ -521,4 +531,11 @@ func BenchmarkLargeJob(b *testing.B) {
 			}
 		})
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
