@@ -233,7 +233,7 @@ func (kp *keeping) armDeadline() {
 func (kp *keeping) teardown(ctx context.Context, types []string) {
 	kp.logs.save(ctx, true)
 	own := kp.Config.Keeper().Type
-	if kp.Logs != nil && kp.Teardown != nil && slices.Contains(types, own) {
+	if kp.Logs != nil && !kp.logs.broken && kp.Teardown != nil && slices.Contains(types, own) {
 		why := "clean pod policy " + string(kp.Config.CleanPodPolicy)
 		others := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == own })
 		all := append(slices.Clip(others), own)
@@ -262,14 +262,14 @@ func (kp *keeping) teardown(ctx context.Context, types []string) {
 	stopTypes(ctx, kp.Config, kp.Reporter, kp.Teardown, types, "clean pod policy "+string(kp.Config.CleanPodPolicy))
 }
 
-// settled reports whether every replica of types going down has said how
-// it ended (or its pod is gone); of the keeper's own type, those after
-// the keeper, which Shrink stopped.
+// settled reports whether every replica of types going down that was
+// training has said how it ended (or its pod is gone); of the keeper's
+// own type, those after the keeper, which Shrink stopped.
 func (kp *keeping) settled(types []string) bool {
 	self := kp.Config.Keeper()
 	return !slices.ContainsFunc(kp.replicas, func(o Observed) bool {
 		down := slices.Contains(types, o.Type) && (o.Type != self.Type || o.Index > self.Index)
-		return down && (o.State == "" || o.State.Active())
+		return down && o.State.Active() // a replica that never trained has nothing to say
 	})
 }
 

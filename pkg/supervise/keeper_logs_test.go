@@ -173,3 +173,38 @@ func TestKeeperNotHeldBySavingLogs(t *testing.T) {
 	}
 	t.Fatal("the job did not end while a save of the logs hung")
 }
+
+// feed is a ReplicaFeed of fixed replicas.
+type feed []supervise.Observed
+
+func (f feed) Changed() <-chan struct{} {
+	c := make(chan struct{}, 1)
+	c <- struct{}{}
+	return c
+}
+func (f feed) Replicas() []supervise.Observed { return f }
+
+// TestKeeperOwnTeardownSkipsUntrained: a replica whose supervisor never
+// reported (its pod still pending) has no output to wait for: the
+// keeper's own type goes at once.
+func TestKeeperOwnTeardownSkipsUntrained(t *testing.T) {
+	j := newJob(t, "ps:1:1,worker:2:1", func(c *supervise.Config) { c.CleanPodPolicy = supervise.CleanAll })
+	code := int32(1)
+	obs := feed{
+		{Ref: supervise.Ref{Type: "ps"}, Pod: "p0"}, // pending: no record
+		{Ref: supervise.Ref{Type: "worker"}, Pod: "w0", Replica: record.Replica{State: record.StateRunning}},
+		{Ref: supervise.Ref{Type: "worker", Index: 1}, Pod: "w1", Replica: record.Replica{State: record.StateFailed, LastExitCode: &code, LogTail: "boom\n"}},
+	}
+	s := make(steps, 16)
+	// Time stands still: only the replicas can end the keeper's wait.
+	k := &supervise.Keeper{Config: j.cfg, Replicas: obs, Store: j.store, Reporter: j.events, Teardown: s, Logs: s, WriteInterval: -1,
+		Clock: newClock(false)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); k.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	s.next(t, "save worker-1=boom\n")
+	s.next(t, "stop ps")
+	s.next(t, "shrink worker to 1")
+	s.next(t, "stop worker")
+}
