@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tfgen/tfgen/pkg/record"
@@ -12,24 +11,6 @@ import (
 	"github.com/tfgen/tfgen/pkg/supervise/capture"
 	"github.com/tfgen/tfgen/pkg/supervise/proc"
 )
-
-// syncBuffer is a bytes.Buffer safe for the two copies.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // run runs script under the runner with o's streams and returns the tail.
 func run(t *testing.T, o *capture.Output, script string) string {
@@ -52,7 +33,8 @@ func run(t *testing.T, o *capture.Output, script string) string {
 // each whole, and the end of both is kept, including a last line with no
 // newline, once the process has exited.
 func TestCapture(t *testing.T) {
-	var out, errs syncBuffer
+	// Each stream has one copy writing to it, done once Tail returns.
+	var out, errs bytes.Buffer
 	o := &capture.Output{Stdout: &out, Stderr: &errs}
 	tail := run(t, o, `echo one; echo two >&2; printf three`)
 	if out.String() != "one\nthree" || errs.String() != "two\n" {
