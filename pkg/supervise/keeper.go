@@ -233,33 +233,31 @@ func (kp *keeping) armDeadline() {
 func (kp *keeping) teardown(ctx context.Context, types []string) {
 	kp.logs.save(ctx, true)
 	own := kp.Config.Keeper().Type
-	if kp.Logs != nil && !kp.logs.broken && kp.Teardown != nil && slices.Contains(types, own) {
-		why := "clean pod policy " + string(kp.Config.CleanPodPolicy)
-		others := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == own })
-		all := append(slices.Clip(others), own)
-		announce(ctx, kp.Config, kp.Reporter, all, why)
-		stopNow(ctx, kp.Config, kp.Reporter, kp.Teardown, others)
-		if sh, ok := kp.Teardown.(Shrinker); ok {
-			self := kp.Config.Keeper().Index
-			tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kp.Config.TeardownTimeout)
-			if err := sh.Shrink(tctx, own, self+1); err != nil {
-				kp.Config.Logf("teardown: %v", err)
-			}
-			cancel()
-		}
-		kp.own = ownTeardown{pending: true, down: all, by: kp.clock.After(logWait)}
-		if kp.settled(kp.own.down) {
-			kp.stopOwn(ctx)
-		}
+	others := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == own })
+	all := others
+	if slices.Contains(types, own) {
+		all = append(slices.Clip(others), own)
+	}
+	td := kp.Teardown
+	if !announce(ctx, kp.Config, kp.Reporter, td != nil, all, "clean pod policy "+string(kp.Config.CleanPodPolicy)) || td == nil {
 		return
 	}
-	types = append(slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == own }),
-		slices.Collect(func(yield func(string) bool) {
-			if slices.Contains(types, own) {
-				yield(own)
-			}
-		})...)
-	stopTypes(ctx, kp.Config, kp.Reporter, kp.Teardown, types, "clean pod policy "+string(kp.Config.CleanPodPolicy))
+	if len(all) == len(others) || !kp.logs.keeping() {
+		stopNow(ctx, kp.Config, kp.Reporter, td, all)
+		return
+	}
+	stopNow(ctx, kp.Config, kp.Reporter, td, others)
+	if sh, ok := td.(Shrinker); ok {
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kp.Config.TeardownTimeout)
+		if err := sh.Shrink(tctx, own, kp.Config.Keeper().Index+1); err != nil {
+			kp.Config.Logf("teardown: %v", err)
+		}
+		cancel()
+	}
+	kp.own = ownTeardown{pending: true, down: all, by: kp.clock.After(logWait)}
+	if kp.settled(kp.own.down) {
+		kp.stopOwn(ctx)
+	}
 }
 
 // settled reports whether every replica of types going down that was
@@ -283,19 +281,23 @@ func (kp *keeping) stopOwn(ctx context.Context) {
 // stopTypes stops the replicas of types, reporting before it starts (it
 // may stop the caller too).
 func stopTypes(ctx context.Context, cfg *Config, rep Reporter, td Teardown, types []string, why string) {
-	if announce(ctx, cfg, rep, types, why) && td != nil {
+	if announce(ctx, cfg, rep, td != nil, types, why) && td != nil {
 		stopNow(ctx, cfg, rep, td, types)
 	}
 }
 
-// announce says which types stop and why, and reports whether any do.
-func announce(ctx context.Context, cfg *Config, rep Reporter, types []string, why string) bool {
+// announce logs which types stop and why and, with event, reports it as
+// the job's Event; it reports whether any types stop.
+func announce(ctx context.Context, cfg *Config, rep Reporter, event bool, types []string, why string) bool {
 	if len(types) == 0 {
 		cfg.Logf("job ended; nothing to stop (%s)", why)
 		return false
 	}
 	note := fmt.Sprintf("stopping replica types %s (%s)", strings.Join(types, ", "), why)
 	cfg.Logf("%s", note)
+	if !event {
+		return true
+	}
 	rep.Report(Report{Events: []Event{{Type: "Normal", Reason: ReasonTeardown, Action: "Teardown", Note: note}}})
 	flush(ctx, cfg, rep)
 	return true

@@ -41,6 +41,10 @@ type savedLogs struct {
 	err     error
 }
 
+// keeping reports whether tails are being kept: there is a store, and it
+// has not refused for good.
+func (l *logKeeping) keeping() bool { return l.store != nil && !l.broken }
+
 // observe takes the tails on the replicas' records.
 func (l *logKeeping) observe(obs []Observed) {
 	for _, o := range obs {
@@ -58,7 +62,7 @@ func (l *logKeeping) observe(obs []Observed) {
 // it, flushTimeout at most: the tails matter less than stopping the job's
 // replicas on time.
 func (l *logKeeping) save(ctx context.Context, force bool) {
-	if l.store == nil || l.broken {
+	if !l.keeping() {
 		return
 	}
 	var wait <-chan time.Time
