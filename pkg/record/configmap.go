@@ -37,6 +37,11 @@ var _ ConfigMapClient = (*kube.Client)(nil)
 // steps, and with 50 replicas writing at once, updates then get lost.)
 var Backoff = struct{ Base, Max time.Duration }{Base: 5 * time.Millisecond, Max: time.Second}
 
+// backoff is the wait before retry n (from 0) by Backoff.
+func backoff(n int) time.Duration {
+	return time.Duration(rand.Int64N(int64(min(Backoff.Max, Backoff.Base<<min(n, 20))) + 1))
+}
+
 // ConfigMap is the Store of a job's record ConfigMap: the status is the
 // JSON under DataKey; updates are Get, mutate, Update with the
 // resourceVersion read, retried from the Get on Conflict.
@@ -92,7 +97,7 @@ func (c *ConfigMap) Update(ctx context.Context, mutate func(*Status) error) (*St
 		if !errors.As(err, &ae) || kube.IsPermanent(err) {
 			return nil, fmt.Errorf("update job status in configmap %s/%s: %w", c.Namespace, c.Name, err)
 		}
-		wait := time.Duration(rand.Int64N(int64(min(Backoff.Max, Backoff.Base<<min(n, 20))) + 1))
+		wait := backoff(n)
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("update job status in configmap %s/%s: gave up after %d attempts: %w", c.Namespace, c.Name, n+1, err)

@@ -3,7 +3,6 @@ package record
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/kube"
@@ -42,7 +41,7 @@ func (l *Logs) Save(ctx context.Context, tails map[string]string) error {
 		if kube.IsPermanent(err) {
 			return fmt.Errorf("keep logs in configmap %s/%s: %w", l.Namespace, l.Name, err)
 		}
-		wait := time.Duration(rand.Int64N(int64(min(Backoff.Max, Backoff.Base<<min(n, 20))) + 1))
+		wait := backoff(n)
 		if ra := kube.RetryAfter(err); ra > 0 {
 			wait = ra
 		}
