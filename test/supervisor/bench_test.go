@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -52,12 +51,7 @@ func chiefExit(b *testing.B) (time.Duration, float64) {
 	cmd.Env = append(cmd.Env, "READY="+ready, "RELEASE="+release)
 	p := start(b, cmd)
 	defer p.stop()
-	f, err := os.Open(ready)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bufio.NewReader(f).ReadString('\n')
-	f.Close()
+	readLine(b, ready)
 	rss := vmRSS(p.cmd.Process.Pid)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

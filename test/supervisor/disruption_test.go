@@ -1,11 +1,7 @@
 package supervisor
 
 import (
-	"bufio"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -63,16 +59,7 @@ func TestDisruptionWrapMode(t *testing.T) {
 			cmd := j.supervisor("j-worker-0", j.cp.Kubeconfig(), "run", "--", "sh", "-c", `echo $$ > "$READY"; exec sleep 600`)
 			cmd.Env = append(cmd.Env, append(noRestartLeft, "READY="+ready)...)
 			p := start(t, cmd)
-			f, err := os.Open(ready)
-			if err != nil {
-				t.Fatal(err)
-			}
-			line, _ := bufio.NewReader(f).ReadString('\n')
-			f.Close()
-			pid, err := strconv.Atoi(strings.TrimSpace(line))
-			if err != nil {
-				t.Fatalf("pid %q: %v", line, err)
-			}
+			pid := readPID(t, ready)
 			j.waitRecords(0, "the worker to run", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateRunning })
 			if how == "SIGTERM" {
 				if code := p.stop(); code != 143 {

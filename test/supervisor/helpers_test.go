@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -431,4 +433,29 @@ func (b *lockedBuffer) waitLine(t testing.TB, s string) {
 			t.Fatalf("no line with %q in:\n%s", s, b.String())
 		}
 	}
+}
+
+// readLine reads the first line written to the named pipe at path,
+// without its newline.
+func readLine(t testing.TB, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	return strings.TrimSpace(line)
+}
+
+// readPID reads the pid a training process wrote to the named pipe at
+// path.
+func readPID(t testing.TB, path string) int {
+	t.Helper()
+	line := readLine(t, path)
+	pid, err := strconv.Atoi(line)
+	if err != nil {
+		t.Fatalf("pid %q: %v", line, err)
+	}
+	return pid
 }

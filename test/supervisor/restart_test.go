@@ -1,10 +1,8 @@
 package supervisor
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,16 +30,7 @@ exit 1`
 		return start(t, cmd)
 	}
 	first := startOne()
-	f, err := os.Open(ready)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	f.Close()
-	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		t.Fatalf("pid %q: %v", line, err)
-	}
+	pid := readPID(t, ready)
 	j.waitRecords(0, "the restart on the pod", []string{"j-worker-0"}, func(r record.Replica) bool {
 		return r.State == record.StateRunning && r.Restarts == 1
 	})
