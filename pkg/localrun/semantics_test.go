@@ -172,14 +172,21 @@ func TestEvaluatorGrace(t *testing.T) {
 // job counts one restart; worker 0 then succeeds. Each script counts its
 // runs in a file.
 func TestJobRestart(t *testing.T) {
-	dir := fifos(t, "up1", "up2")
+	dir := fifos(t, "up1", "up2", "go1", "go2", "again1", "again2")
 	count := `n=$(cat "$DIR/$POD_NAME" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$DIR/$POD_NAME"; `
+	// worker-1 and worker-2 fail only once both are up (a worker that
+	// started after the other's failure would start in the job's next
+	// generation and never be restarted), and worker-0 succeeds, ending
+	// the job, only once both have counted their second run (else the
+	// job's end may stop one before it does).
 	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{
 		job.Worker: sh(3, job.RestartExitCode, count+`case "$POD_NAME.$n" in
-demo-worker-0.1) echo up > "$DIR/up1"; echo up > "$DIR/up2"; exec sleep 600;;
-demo-worker-0.2) exit 0;;
-demo-worker-1.1) read x < "$DIR/up1"; exit 143;;
-demo-worker-2.1) read x < "$DIR/up2"; exit 143;;
+demo-worker-0.1) echo up > "$DIR/up1"; echo up > "$DIR/up2"; echo go > "$DIR/go1"; echo go > "$DIR/go2"; exec sleep 600;;
+demo-worker-0.2) read x < "$DIR/again1"; read x < "$DIR/again2"; exit 0;;
+demo-worker-1.1) read x < "$DIR/up1"; read x < "$DIR/go1"; exit 143;;
+demo-worker-2.1) read x < "$DIR/up2"; read x < "$DIR/go2"; exit 143;;
+demo-worker-1.2) echo up > "$DIR/again1"; exec sleep 600;;
+demo-worker-2.2) echo up > "$DIR/again2"; exec sleep 600;;
 *) exec sleep 600;;
 esac`, dirEnv(dir)),
 	})
