@@ -141,21 +141,27 @@ func (c *Client) WatchPodMetadata(ctx context.Context, ns, labelSelector string,
 }
 
 // retrying runs attempt until ctx is done, logging each error and waiting
-// a capped, doubling delay before the next attempt.
+// by DefaultRetry before the next attempt. A watch that served a while
+// before it broke starts over from the first wait.
 func retrying(ctx context.Context, logf func(string, ...any), what string, attempt func() error) {
-	delay := 100 * time.Millisecond
-	for ctx.Err() == nil {
+	for n := 1; ctx.Err() == nil; n++ {
+		began := time.Now()
 		err := attempt()
 		if ctx.Err() != nil {
 			return
 		}
-		logf("%s: %v; again in %v", what, err, delay)
+		if time.Since(began) > DefaultRetry.Max {
+			n = 1
+		}
+		wait := DefaultRetry.Delay(n, err)
+		logf("%s: %v; again in %v", what, err, wait.Round(time.Millisecond))
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
-		case <-time.After(delay):
+		case <-t.C:
 		}
-		delay = min(2*delay, 5*time.Second)
 	}
 }
 

@@ -58,11 +58,12 @@ func withCounts(j *job.Job, counts map[string]int32) (*job.Job, error) {
 	return &c, errors.Join(errs...)
 }
 
-// jobConfig returns the job-wide part of every replica's supervision: what
-// the templates pass to tfsupervisor as job-wide flags (docs/contract.md).
-func jobConfig(j *job.Job, l *cluster.Layout, ns string) (supervise.Config, error) {
+// jobPolicy returns the job's policy, which every replica's supervision
+// and the keeper share: what the templates pass to tfsupervisor as
+// job-wide flags (docs/contract.md).
+func jobPolicy(j *job.Job, l *cluster.Layout, ns string) (*supervise.Job, error) {
 	rp := j.RunPolicy
-	c := supervise.Config{Job: j.Name, Namespace: ns, Layout: l, SuccessPolicy: string(j.SuccessPolicy), BackoffLimit: rp.BackoffLimit}
+	c := &supervise.Job{Name: j.Name, Namespace: ns, Layout: l, SuccessPolicy: string(j.SuccessPolicy), BackoffLimit: rp.BackoffLimit}
 	var err error
 	if c.CleanPodPolicy, err = supervise.ParseCleanPodPolicy(string(rp.CleanPodPolicy)); err != nil {
 		return c, err
@@ -91,7 +92,7 @@ func jobConfig(j *job.Job, l *cluster.Layout, ns string) (supervise.Config, erro
 			return c, fmt.Errorf("annotation %s: %w", job.AnnotationEvaluatorGrace, err)
 		}
 	}
-	return c, nil
+	return c, c.Validate()
 }
 
 // policy sets the restart policy and grace period of replicas of spec:

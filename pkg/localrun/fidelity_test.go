@@ -70,12 +70,12 @@ func TestSameSupervision(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", rep.Ref, err)
 				}
-				if diff := cmp.Diff(want, rep.Config, cmpopts.IgnoreFields(supervise.Config{}, "Logf", "Layout")); diff != "" {
+				if diff := cmp.Diff(want, rep.Config, cmpopts.IgnoreFields(supervise.Config{}, "Logf"), cmpopts.IgnoreFields(supervise.Job{}, "Layout")); diff != "" {
 					t.Errorf("%s: config (-tfsupervisor +tfgen run):\n%s", rep.Ref, diff)
 				}
-				local := *rep.Config.Layout
+				local := *rep.Config.Job.Layout
 				local.Addresses = nil
-				if diff := cmp.Diff(want.Layout, &local); diff != "" {
+				if diff := cmp.Diff(want.Job.Layout, &local); diff != "" {
 					t.Errorf("%s: layout (-tfsupervisor +tfgen run):\n%s", rep.Ref, diff)
 				}
 			}

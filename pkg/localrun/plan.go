@@ -59,6 +59,8 @@ type Replica struct {
 type Plan struct {
 	// Job is the job's name.
 	Job string
+	// Policy is the job's, which its keeper follows.
+	Policy *supervise.Job
 	// Replicas sorted by type, then index.
 	Replicas []Replica
 	// Warnings about what a local run leaves out, one per line.
@@ -100,15 +102,15 @@ func NewPlan(j *job.Job, o PlanOptions) (*Plan, error) {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	base, err := jobConfig(j, layout, ns)
+	policy, err := jobPolicy(j, layout, ns)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Job: j.Name}
+	p := &Plan{Job: j.Name, Policy: policy}
 	var errs []error
 	for _, t := range j.ReplicaTypes() {
 		role, _ := layout.Role(t.Lower())
-		rs, err := p.addType(j, t, role.Replicas, base, environ, o)
+		rs, err := p.addType(j, t, role.Replicas, environ, o)
 		errs = append(errs, err)
 		p.Replicas = append(p.Replicas, rs...)
 	}
@@ -126,7 +128,7 @@ func NewPlan(j *job.Job, o PlanOptions) (*Plan, error) {
 }
 
 // addType adds the n replicas of type t, or says why they cannot run here.
-func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, base supervise.Config, environ []string, o PlanOptions) ([]Replica, error) {
+func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, environ []string, o PlanOptions) ([]Replica, error) {
 	spec := j.Replicas()[t]
 	ps := &spec.Template.Spec
 	ci := values.TrainingContainer(j.Framework(), ps)
@@ -138,7 +140,7 @@ func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, base supervise.Co
 		return nil, fmt.Errorf("replica type %s: container %q has no command, so it would run its image's entrypoint, which tfgen run cannot know; "+
 			"give the container a command, or map its image with --image-entrypoints", t, c.Name)
 	}
-	cfg := base
+	cfg := supervise.Config{Job: p.Policy}
 	if err := policy(&cfg, spec, o); err != nil {
 		return nil, fmt.Errorf("replica type %s: %w", t, err)
 	}
@@ -149,7 +151,7 @@ func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, base supervise.Co
 	for i := int32(0); i < n; i++ {
 		ref := supervise.Ref{Type: t.Lower(), Index: i}
 		pod := j.Name + "-" + ref.String()
-		cenv, skipped := containerEnv(c, pod, cfg.Namespace)
+		cenv, skipped := containerEnv(c, pod, p.Policy.Namespace)
 		if i == 0 && len(skipped) > 0 {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("replica type %s: skipped %s: tfgen run resolves no cluster references", t, strings.Join(skipped, ", ")))
 		}
@@ -167,7 +169,7 @@ func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, base supervise.Co
 					t, args[0], unwrapExec(err), c.Image)
 			}
 		}
-		vars, err := cfg.Layout.Env(ref.Type, i, cfg.Namespace)
+		vars, err := p.Policy.Layout.Env(ref.Type, i, p.Policy.Namespace)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +179,7 @@ func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, base supervise.Co
 		if err := rc.Validate(); err != nil {
 			return nil, fmt.Errorf("replica %s: %w", ref, err)
 		}
-		out = append(out, Replica{Ref: ref, Address: cfg.Layout.Addresses[ref.Type][i], Config: &rc,
+		out = append(out, Replica{Ref: ref, Address: p.Policy.Layout.Addresses[ref.Type][i], Config: &rc,
 			Command: supervise.Command{Args: args, Env: processEnv(environ, cenv, vars)}})
 	}
 	return out, nil

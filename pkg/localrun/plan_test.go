@@ -89,7 +89,7 @@ func TestPlanTFConfig(t *testing.T) {
 	}
 	c := w1.Config
 	if c.Pod != "demo-worker-1" || c.Self != (supervise.Ref{Type: "worker", Index: 1}) || c.Policy.Restart != supervise.OnFailure ||
-		c.GracePeriod != 30*time.Second || c.CleanPodPolicy != supervise.CleanRunning || c.Policy.Backoff != supervise.DefaultBackoff {
+		c.GracePeriod != 30*time.Second || c.Job.CleanPodPolicy != supervise.CleanRunning || c.Policy.Backoff != supervise.DefaultBackoff {
 		t.Errorf("worker-1 config: %+v", c)
 	}
 }
@@ -194,8 +194,8 @@ func TestPlanPolicies(t *testing.T) {
 		if diff := cmp.Diff(want, c.Policy); diff != "" {
 			t.Errorf("%s: policy (-want +got):\n%s", tc.name, diff)
 		}
-		if c.GracePeriod != tc.grace || *c.BackoffLimit != 4 || c.ActiveDeadline != time.Minute || c.CleanPodPolicy != supervise.CleanAll ||
-			c.SuccessPolicy != supervise.AllWorkers || *c.SuccessReplica != (supervise.Ref{Type: "worker", Index: 1}) {
+		if j := c.Job; c.GracePeriod != tc.grace || *j.BackoffLimit != 4 || j.ActiveDeadline != time.Minute || j.CleanPodPolicy != supervise.CleanAll ||
+			j.SuccessPolicy != supervise.AllWorkers || *j.SuccessReplica != (supervise.Ref{Type: "worker", Index: 1}) {
 			t.Errorf("%s: config %+v", tc.name, c)
 		}
 	}

@@ -193,7 +193,7 @@ func (r jobReporter) Report(rep supervise.Report) {
 // leftRunning says, when the clean-pod policy stops nothing, that what
 // still runs keeps running, as in a cluster.
 func (r jobReporter) leftRunning() {
-	if r.p.plan.Replicas[0].Config.CleanPodPolicy == supervise.CleanNone {
+	if r.p.plan.Policy.CleanPodPolicy == supervise.CleanNone {
 		r.p.jobLine(bold, "cleanPodPolicy None: replicas still running are left running, as in a cluster; Ctrl-C stops them")
 	}
 }

@@ -12,10 +12,10 @@ import (
 )
 
 func plan(refs ...string) *Plan {
-	p := &Plan{Job: "demo"}
+	p := &Plan{Job: "demo", Policy: &supervise.Job{Name: "demo"}}
 	for _, s := range refs {
 		ref, _ := supervise.ParseRef(s)
-		p.Replicas = append(p.Replicas, Replica{Ref: ref, Address: "localhost:4000", Config: &supervise.Config{},
+		p.Replicas = append(p.Replicas, Replica{Ref: ref, Address: "localhost:4000", Config: &supervise.Config{Job: p.Policy},
 			Command: supervise.Command{Args: []string{"sh", "-c", "echo hi"}}})
 	}
 	return p
@@ -61,7 +61,7 @@ func TestColor(t *testing.T) {
 func TestReports(t *testing.T) {
 	var b strings.Builder
 	p := plan("worker-0")
-	p.Replicas[0].Config.CleanPodPolicy = supervise.CleanNone
+	p.Policy.CleanPodPolicy = supervise.CleanNone
 	r := reporter{newPrinter(&b, false, p), 0}
 	c137, c0, c143 := int32(137), int32(0), int32(143)
 	rec := func(st record.State, restarts int32, code *int32, reason string) record.Replica {

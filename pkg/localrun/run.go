@@ -63,9 +63,8 @@ func Run(ctx context.Context, p *Plan, o Options) (*Summary, error) {
 	// status says so: there is nothing to tear down beyond.
 	store, b := &record.Memory{}, board.New()
 	// The keeper runs here, beside the replicas, as an operator would.
-	kcfg := *p.Replicas[0].Config
-	kcfg.Self, kcfg.Logf = kcfg.Keeper(), func(format string, args ...any) { pr.jobLine("", format, args...) }
-	keeper := &supervise.Keeper{Config: &kcfg, Replicas: b, Store: store, Reporter: jobReporter{pr}, Clock: o.Clock}
+	keeper := &supervise.Keeper{Job: p.Policy, Replicas: b, Store: store, Reporter: jobReporter{pr}, Clock: o.Clock,
+		Logf: func(format string, args ...any) { pr.jobLine("", format, args...) }}
 	kctx, stopKeeper := context.WithCancel(context.WithoutCancel(ctx))
 	kept := make(chan struct{})
 	go func() {
@@ -79,7 +78,7 @@ func Run(ctx context.Context, p *Plan, o Options) (*Summary, error) {
 		cfg := *p.Replicas[i].Config
 		cfg.Logf = pr.logf(i)
 		rep := report.Multi{reporter{pr, i}, b.Reporter(p.Replicas[i].Ref)}
-		sup := &supervise.Supervisor{Config: &cfg, Runner: replicaRunner{live, i}, Store: store, Reporter: rep, Clock: o.Clock}
+		sup := &supervise.Supervisor{Config: &cfg, Runner: replicaRunner{live, i}, Status: store, Reporter: rep, Clock: o.Clock}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -29,18 +28,12 @@ var _ ConfigMapWatcher = (*kube.Client)(nil)
 
 var _ ConfigMapClient = (*kube.Client)(nil)
 
-// Backoff paces the retries of an update that lost a race or met a
-// transient API error: before retry n it waits a random time up to
-// min(Max, Base<<n) ("full jitter", which spreads many replicas writing
-// at once), and it keeps retrying until the caller's context ends.
+// writeRetry paces the retries of a write that lost a race or met a
+// transient API error, until the caller's context ends: a conflict is
+// worth trying again soon (5 ms, doubling to 1 s, fully jittered).
 // (client-go's wait.Backoff cannot do this: reaching its Cap ends its
 // steps, and with 50 replicas writing at once, updates then get lost.)
-var Backoff = struct{ Base, Max time.Duration }{Base: 5 * time.Millisecond, Max: time.Second}
-
-// backoff is the wait before retry n (from 0) by Backoff.
-func backoff(n int) time.Duration {
-	return time.Duration(rand.Int64N(int64(min(Backoff.Max, Backoff.Base<<min(n, 20))) + 1))
-}
+var writeRetry = kube.Retry{Initial: 5 * time.Millisecond, Max: time.Second}
 
 // ConfigMap is the Store of a job's record ConfigMap: the status is the
 // JSON under DataKey; updates are Get, mutate, Update with the
@@ -79,56 +72,44 @@ func (c *ConfigMap) Get(ctx context.Context) (*Status, error) {
 	return Parse(cm.Data)
 }
 
-// apiError marks an error from the API server, which Update may retry.
-type apiError struct{ err error }
-
-func (e apiError) Error() string { return e.err.Error() }
-func (e apiError) Unwrap() error { return e.err }
-
 // Update implements Store. It retries from the Get on Conflict, and on
 // transient API errors, until ctx ends.
 func (c *ConfigMap) Update(ctx context.Context, mutate func(*Status) error) (*Status, error) {
-	for n := 0; ; n++ {
-		out, err := c.update(ctx, mutate)
-		if err == nil {
-			return out, nil
-		}
-		var ae apiError
-		if !errors.As(err, &ae) || kube.IsPermanent(err) {
-			return nil, fmt.Errorf("update job status in configmap %s/%s: %w", c.Namespace, c.Name, err)
-		}
-		wait := backoff(n)
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("update job status in configmap %s/%s: gave up after %d attempts: %w", c.Namespace, c.Name, n+1, err)
-		case <-time.After(wait):
-		}
+	var out *Status
+	err := writeRetry.Do(ctx, func(ctx context.Context) (err error) {
+		out, err = c.update(ctx, mutate)
+		return err
+	}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("update job status in configmap %s/%s: %w", c.Namespace, c.Name, err)
 	}
+	return out, nil
 }
 
 // update makes one attempt: Get (or take the last copy), mutate, Update
-// with the resourceVersion read.
+// with the resourceVersion read. Only the API server's answers are worth
+// another attempt.
 func (c *ConfigMap) update(ctx context.Context, mutate func(*Status) error) (*Status, error) {
 	cm := c.cached()
 	if cm == nil {
 		var err error
 		if cm, err = c.Client.GetConfigMap(ctx, c.Namespace, c.Name); err != nil {
-			return nil, apiError{err}
+			return nil, err
 		}
 		c.remember(cm)
 	}
 	s, err := Parse(cm.Data)
 	if err != nil {
-		return nil, err
+		return nil, kube.Final(err)
 	}
 	if err := mutate(s); errors.Is(err, ErrNoChange) {
 		return s, nil
 	} else if err != nil {
-		return nil, err
+		return nil, kube.Final(err)
 	}
 	raw, err := s.Marshal()
 	if err != nil {
-		return nil, err
+		return nil, kube.Final(err)
 	}
 	if cm.Data == nil {
 		cm.Data = map[string]string{}
@@ -137,7 +118,7 @@ func (c *ConfigMap) update(ctx context.Context, mutate func(*Status) error) (*St
 	out, err := c.Client.UpdateConfigMap(ctx, cm)
 	if err != nil {
 		c.remember(nil)
-		return nil, apiError{err}
+		return nil, err
 	}
 	c.remember(out)
 	return s, nil

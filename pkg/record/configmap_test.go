@@ -81,8 +81,8 @@ func TestConfigMapStoreNoLostUpdate(t *testing.T) {
 // TestConfigMapStoreKeepsRetrying: an update that keeps losing races keeps
 // trying (past any backoff cap) until it wins or its context ends.
 func TestConfigMapStoreKeepsRetrying(t *testing.T) {
-	defer func(b struct{ Base, Max time.Duration }) { Backoff = b }(Backoff)
-	Backoff.Base, Backoff.Max = time.Microsecond, 10*time.Microsecond
+	defer func(r kube.Retry) { writeRetry = r }(writeRetry)
+	writeRetry.Initial, writeRetry.Max = time.Microsecond, 10*time.Microsecond
 	f := &fakeConfigMaps{cm: kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Name: "j", ResourceVersion: "1"}}, refuse: 200}
 	store := &ConfigMap{Client: f, Namespace: "ns", Name: "j"}
 	s, err := store.Update(context.Background(), func(s *Status) error { s.Restarts++; return nil })

@@ -3,7 +3,6 @@ package record
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/tfgen/tfgen/pkg/kube"
 )
@@ -33,24 +32,10 @@ type Logs struct {
 // Save replaces what the ConfigMap keeps with tails (by replica),
 // retrying transient errors and conflicts until ctx ends.
 func (l *Logs) Save(ctx context.Context, tails map[string]string) error {
-	for n := 0; ; n++ {
-		err := l.save(ctx, tails)
-		if err == nil {
-			return nil
-		}
-		if kube.IsPermanent(err) {
-			return fmt.Errorf("keep logs in configmap %s/%s: %w", l.Namespace, l.Name, err)
-		}
-		wait := backoff(n)
-		if ra := kube.RetryAfter(err); ra > 0 {
-			wait = ra
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("keep logs in configmap %s/%s: gave up after %d attempts: %w", l.Namespace, l.Name, n+1, err)
-		case <-time.After(wait):
-		}
+	if err := writeRetry.Do(ctx, func(ctx context.Context) error { return l.save(ctx, tails) }, nil); err != nil {
+		return fmt.Errorf("keep logs in configmap %s/%s: %w", l.Namespace, l.Name, err)
 	}
+	return nil
 }
 
 func (l *Logs) save(ctx context.Context, tails map[string]string) error {

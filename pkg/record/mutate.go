@@ -105,14 +105,30 @@ func (s *Status) Finish(succeeded bool, reason, message string, now time.Time) {
 func (s *Status) HasSucceeded(t string, index int32) bool { return s.Succeeded[t].Has(index) }
 
 // AddSucceeded records that replica index of lowercase type t succeeded.
-func (s *Status) AddSucceeded(t string, index int32) {
-	if s.Succeeded == nil {
-		s.Succeeded = map[string]*IndexSet{}
+func (s *Status) AddSucceeded(t string, index int32) { addIndex(&s.Succeeded, t, index) }
+
+// HasFailed reports whether replica index of lowercase type t has failed
+// for good.
+func (s *Status) HasFailed(t string, index int32) bool { return s.Failed[t].Has(index) }
+
+// AddFailed records that replica index of lowercase type t failed for
+// good.
+func (s *Status) AddFailed(t string, index int32) { addIndex(&s.Failed, t, index) }
+
+// Finished reports whether replica index of lowercase type t has
+// succeeded or failed for good: it never trains again.
+func (s *Status) Finished(t string, index int32) bool {
+	return s.HasSucceeded(t, index) || s.HasFailed(t, index)
+}
+
+func addIndex(sets *map[string]*IndexSet, t string, index int32) {
+	if *sets == nil {
+		*sets = map[string]*IndexSet{}
 	}
-	if s.Succeeded[t] == nil {
-		s.Succeeded[t] = &IndexSet{}
+	if (*sets)[t] == nil {
+		(*sets)[t] = &IndexSet{}
 	}
-	s.Succeeded[t].Add(index)
+	(*sets)[t].Add(index)
 }
 
 var kubeflowTypes = map[string]string{

@@ -60,14 +60,19 @@ type Status struct {
 	// replicas that have succeeded ("0-3,5"); they never train again,
 	// even in a new pod.
 	Succeeded map[string]*IndexSet `json:"succeeded,omitempty"`
+	// failed holds, per lowercase replica type, the indices of the
+	// replicas that failed for good ("2,7"); like succeeded ones, they
+	// never train again, and their pods may be released.
+	Failed map[string]*IndexSet `json:"failed,omitempty"`
 	// failures holds the replicas that failed (at most MaxFailures), so
 	// that `tfgen status` shows them after their pods are gone.
 	Failures map[string]*Failure `json:"failures,omitempty"`
 	// stop lists the lowercase replica types whose training processes
 	// stop now that the job has ended.
 	Stop []string `json:"stop,omitempty"`
-	// teardown lists the lowercase replica types scaled to zero when the
-	// job ended (the clean pod policy).
+	// teardown lists the lowercase replica types released (their
+	// StatefulSets scaled to zero) since the job ended, by the clean pod
+	// policy or the TTL after finishing; the keeper's own type comes last.
 	Teardown []string `json:"teardown,omitempty"`
 	// evaluatorDeadline, when the job succeeded while its evaluator ran,
 	// is when the evaluator is stopped if it has not finished by then;

@@ -10,20 +10,27 @@ import (
 // writing; Update then returns the status as read and no error.
 var ErrNoChange = errors.New("record: no change")
 
-// Store reads, updates and follows one job's status.
-type Store interface {
+// Source reads and follows one job's status: what every replica's
+// supervisor needs of it.
+type Source interface {
 	// Get returns the current status.
 	Get(ctx context.Context) (*Status, error)
-	// Update reads the status, applies mutate to it and writes it back
-	// only if nobody wrote in between, retrying from the read on conflict;
-	// mutate may therefore run more than once and must derive everything
-	// from the status it is given. It returns the status written.
-	Update(ctx context.Context, mutate func(*Status) error) (*Status, error)
 	// Watch sends the status as first read, then again after it changed
 	// (a receiver that falls behind gets the latest, not every version),
 	// until ctx ends, when it closes the channel. Errors are retried
 	// inside: a receiver only ever sees statuses.
 	Watch(ctx context.Context) <-chan *Status
+}
+
+// Store is the status as its writers have it: the job's keeper, and
+// `tfgen suspend`, `resume` and `scale`.
+type Store interface {
+	Source
+	// Update reads the status, applies mutate to it and writes it back
+	// only if nobody wrote in between, retrying from the read on conflict;
+	// mutate may therefore run more than once and must derive everything
+	// from the status it is given. It returns the status written.
+	Update(ctx context.Context, mutate func(*Status) error) (*Status, error)
 }
 
 // Memory is a Store held in memory, for a job whose replicas all run in

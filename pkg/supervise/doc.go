@@ -7,20 +7,25 @@
 //     (exponential backoff, a per-replica limit; under the job-wide
 //     backoffLimit, once the keeper grants the restart), stops it when the
 //     job ends or is suspended, never runs finished work again, and keeps
-//     its record (state, restarts, last exit code, reason) on its own pod,
-//     where no one else writes;
-//   - the job's keeper (keeper.go, derive.go), one per job, in the
-//     supervisor of one replica (Config.Keeper): it follows every
-//     replica's record and derives the job's status from them (conditions,
-//     start and completion time, the outcome by the success policy, the
-//     job-wide restart count, restart grants, the active deadline), writes
-//     it to the job's record when it changes, and tears the job down by its
-//     clean pod policy when it ends.
+//     its record (state, restarts, last exit code, reason, the end of its
+//     output) on its own pod, where no one else writes;
+//   - the job's keeper (keeper.go), one per job, in the supervisor of one
+//     replica (Job.Keeper): it follows every replica's record, derives
+//     the job's status from them (derive.go, one file per policy:
+//     backofflimit.go, success.go, cleanpod.go, evaluator.go, deadline.go,
+//     replicacounts.go) and writes it, the only writer; then it makes the
+//     cluster match the status as written (enforce.go: every released
+//     type's StatefulSet at zero, its own last, and finished replicas'
+//     pods given back from the top), at its start, at every change, and
+//     again until the API server takes it. A keeper restarted
+//     mid-teardown finishes what the last one began.
 //
-// Every replica follows the job's status (one watch) to learn of grants,
-// the job's end and suspension. So the writes per replica are a few,
-// whatever the replica count, and the only writer of the job's status is
-// the keeper (and `tfgen suspend`, `resume`, `scale`).
+// A Job is the job's policy, which every replica and the keeper share; a
+// Config is one replica's own settings besides. Every replica follows the
+// job's status (one watch, record.Source) to learn of grants, the job's
+// end and suspension. So the writes per replica are a few, whatever the
+// replica count, and the only writer of the job's status is the keeper
+// (and `tfgen suspend`, `resume`, `scale`).
 //
 // Two drivers run the replica's state machine. Supervisor (wrap mode,
 // `tfsupervisor run`) starts the training process itself through a
@@ -30,9 +35,9 @@
 //
 // Everything outside the logic is behind small interfaces, so that the
 // same code runs in a pod (pod annotations and Events, the record
-// ConfigMap, a pod watch, scale-to-zero teardown) and on a workstation
+// ConfigMap, a pod watch, the StatefulSets' scale) and on a workstation
 // (`tfgen run`: every replica as a local process, an in-memory record and
-// board of replicas, a local teardown):
+// board of replicas, nothing to scale):
 //
 //   - Runner and Process start and signal the training process
 //     (pkg/supervise/proc: process groups, one Wait4 reaper);
@@ -41,6 +46,7 @@
 //     (pkg/supervise/report);
 //   - ReplicaFeed is the keeper's view of the replicas
 //     (pkg/supervise/podwatch; pkg/supervise/board in one process);
-//   - Teardown stops the replicas of a job (pkg/supervise/teardown);
-//   - record.Store holds and follows the job's status (pkg/record).
+//   - Scaler sets the replicas of the job's StatefulSets;
+//   - record.Source follows the job's status, record.Store writes it
+//     (pkg/record).
 package supervise

@@ -2,8 +2,10 @@ package supervise_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -136,21 +138,65 @@ func (r *recorder) events() []string {
 	return out
 }
 
-// stopper is a Teardown that records what it was asked to stop.
-type stopper struct {
+// scaler is a Scaler that records what it was asked to set ("ps to 0"),
+// and fails each call while fail says so.
+type scaler struct {
 	mu      sync.Mutex
-	calls   [][]string
-	stopped chan []string // each call, if not nil
+	calls   []string
+	changed chan struct{} // closed and replaced at each call that succeeded
+	fail    func(t string, n int32) error
 }
 
-func (s *stopper) Stop(_ context.Context, types []string) error {
+func (s *scaler) Scale(_ context.Context, t string, n int32) error {
 	s.mu.Lock()
-	s.calls = append(s.calls, types)
+	fail := s.fail
 	s.mu.Unlock()
-	if s.stopped != nil {
-		s.stopped <- types
+	if fail != nil {
+		if err := fail(t, n); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, fmt.Sprintf("%s to %d", t, n))
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
 	}
 	return nil
+}
+
+// scaledTo returns the calls that succeeded, in order.
+func (s *scaler) scaledTo() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.calls...)
+}
+
+// await waits until the calls made are want, in order.
+func (s *scaler) await(t *testing.T, want ...string) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		s.mu.Lock()
+		got := append([]string(nil), s.calls...)
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		switch {
+		case slices.Equal(got, want):
+			return
+		case len(got) >= len(want):
+			t.Fatalf("scaled %q, want %q", got, want)
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("waiting for scale calls %q: gave up; got %q", want, got)
+		}
+	}
 }
 
 // script is a training process that exits with the next of codes on each
@@ -193,7 +239,7 @@ func ptr[T any](v T) *T { return &v }
 
 // config is a lone worker with policy p and a zero backoff.
 func config(p supervise.RestartPolicy) *supervise.Config {
-	c := &supervise.Config{Job: "j", Namespace: "ns", Self: supervise.Ref{Type: "worker"},
+	c := &supervise.Config{Job: &supervise.Job{Name: "j", Namespace: "ns"}, Self: supervise.Ref{Type: "worker"},
 		Policy: supervise.Policy{Restart: p}, Logf: func(string, ...any) {}}
 	return c
 }
@@ -214,7 +260,7 @@ type fixture struct {
 	board   *board.Board
 	rep     *recorder // the replica's reports
 	jobRep  *recorder // the keeper's
-	td      *stopper
+	sc      *scaler
 	clock   *clock
 	signals chan os.Signal
 	// keeperClock is the keeper's clock; nil is the real one.
@@ -226,23 +272,22 @@ func newFixture(t *testing.T, cfg *supervise.Config, auto bool) *fixture {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{cfg: cfg, store: &record.Memory{}, board: board.New(), rep: &recorder{}, jobRep: &recorder{}, td: &stopper{},
+	return &fixture{cfg: cfg, store: &record.Memory{}, board: board.New(), rep: &recorder{}, jobRep: &recorder{}, sc: &scaler{},
 		clock: newClock(auto), signals: make(chan os.Signal, 4)}
 }
 
 var runner = proc.NewRunner(nil)
 
 func (f *fixture) supervisor() *supervise.Supervisor {
-	return &supervise.Supervisor{Config: f.cfg, Runner: runner, Store: f.store, Reporter: report.Multi{f.rep, f.board.Reporter(f.cfg.Self)},
-		Teardown: f.td, Clock: f.clock, Signals: f.signals}
+	return &supervise.Supervisor{Config: f.cfg, Runner: runner, Status: f.store, Reporter: report.Multi{f.rep, f.board.Reporter(f.cfg.Self)},
+		Clock: f.clock, Signals: f.signals}
 }
 
 // keep runs the job's keeper until the returned stop is called, which
 // waits for its last write.
 func (f *fixture) keep(t *testing.T) (stop func()) {
-	cfg := *f.cfg
-	cfg.Self = cfg.Keeper()
-	k := &supervise.Keeper{Config: &cfg, Replicas: f.board, Store: f.store, Reporter: f.jobRep, Teardown: f.td, Clock: f.keeperClock, WriteInterval: -1}
+	k := &supervise.Keeper{Job: f.cfg.Job, Replicas: f.board, Store: f.store, Reporter: f.jobRep, Scaler: f.sc, Clock: f.keeperClock,
+		WriteInterval: -1, Logf: t.Logf}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

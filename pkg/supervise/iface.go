@@ -169,25 +169,11 @@ type ReplicaFeed interface {
 	Replicas() []Observed
 }
 
-// Teardown stops replicas when a job ends.
-type Teardown interface {
-	// Stop stops every replica of each of types (lowercase), in order.
-	// The caller lists its own type last: stopping it may stop the caller.
-	Stop(ctx context.Context, types []string) error
-}
-
 // LogStore keeps the end of the replicas' output (record.Replica.LogTail)
 // for when their pods are gone.
 type LogStore interface {
 	// Save replaces what is kept with tails, by replica (TYPE-INDEX).
 	Save(ctx context.Context, tails map[string]string) error
-}
-
-// Shrinker scales a replica type down to its first replicas; the keeper
-// uses it to stop its own type's other replicas before its own.
-type Shrinker interface {
-	// Shrink stops the replicas of type t from index keep on.
-	Shrink(ctx context.Context, t string, keep int32) error
 }
 
 // Result is how supervision ended: the exit code for the supervisor's

@@ -22,7 +22,7 @@ func TestBackoffLimitShared(t *testing.T) {
 	var fixtures []*fixture
 	for i := range 2 {
 		cfg := config(supervise.OnFailure)
-		cfg.Layout, cfg.Self.Index, cfg.BackoffLimit = layout(), int32(i), ptr[int32](5)
+		cfg.Job.Layout, cfg.Self.Index, cfg.Job.BackoffLimit = layout(), int32(i), ptr[int32](5)
 		f := newFixture(t, cfg, true)
 		if i > 0 {
 			f.store, f.board, f.jobRep = fixtures[0].store, fixtures[0].board, fixtures[0].jobRep
@@ -58,7 +58,7 @@ func TestBackoffLimitShared(t *testing.T) {
 // than its active deadline does not train.
 func TestDeadlineFromRecordedStart(t *testing.T) {
 	cfg := config(supervise.OnFailure)
-	cfg.ActiveDeadline = time.Hour
+	cfg.Job.ActiveDeadline = time.Hour
 	f := newFixture(t, cfg, true)
 	f.keeperClock = f.clock
 	started := record.NewTime(f.clock.Now().Add(-2 * time.Hour))
@@ -110,7 +110,7 @@ func readLine(t *testing.T, r *os.File) string {
 // job, and the running replica's training process is stopped.
 func TestDeadlineWhileRunning(t *testing.T) {
 	cfg := config(supervise.Always)
-	cfg.ActiveDeadline = time.Hour
+	cfg.Job.ActiveDeadline = time.Hour
 	f := newFixture(t, cfg, false)
 	f.keeperClock = f.clock
 	done := startReady(t, f, t.TempDir()+"/signals", true)
@@ -189,7 +189,7 @@ func TestIdleWhenDone(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := config(supervise.Always)
-			cfg.Layout, cfg.Self.Index = layout(), 1
+			cfg.Job.Layout, cfg.Self.Index = layout(), 1
 			f := newFixture(t, cfg, true)
 			f.store.Update(context.Background(), func(s *record.Status) error { tc.setup(s); return nil })
 			before := f.status(t)
@@ -251,73 +251,67 @@ func waitStatus(t *testing.T, store record.Store, what string, cond func(*record
 	return nil
 }
 
+// TestTeardownOnJobEnd: the chief succeeds, the other replicas never
+// ran: under cleanPodPolicy Running and All every StatefulSet goes to
+// zero, the keeper's own type (chief) last; under None none does.
 func TestTeardownOnJobEnd(t *testing.T) {
 	for _, tc := range []struct {
 		policy supervise.CleanPodPolicy
-		want   [][]string
+		want   []string
 	}{
-		{supervise.CleanRunning, [][]string{{"ps", "worker"}}},
-		{supervise.CleanAll, [][]string{{"ps", "worker", "chief"}}},
+		{supervise.CleanRunning, []string{"ps to 0", "worker to 0", "chief to 0"}},
+		{supervise.CleanAll, []string{"ps to 0", "worker to 0", "chief to 0"}},
 		{supervise.CleanNone, nil},
 	} {
 		t.Run(string(tc.policy), func(t *testing.T) {
 			cfg := config(supervise.OnFailure)
-			cfg.Layout, cfg.Self, cfg.CleanPodPolicy = layout(), supervise.Ref{Type: "chief"}, tc.policy
+			cfg.Job.Layout, cfg.Self, cfg.Job.CleanPodPolicy = layout(), supervise.Ref{Type: "chief"}, tc.policy
 			f := newFixture(t, cfg, true)
 			res := f.run(t, newScript(t).command("0"))
 			if res.ExitCode != 0 || !f.status(t).IsTrue(record.JobSucceeded) {
 				t.Fatalf("Result %+v, status %+v: want the job succeeded", res, f.status(t))
 			}
-			if diff := cmp.Diff(tc.want, f.td.calls); diff != "" {
-				t.Errorf("teardown (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tc.want, f.sc.scaledTo()); diff != "" {
+				t.Errorf("scaled (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-// TestTTLAfterFinished: the keeper's replica stops every replica once the
-// TTL after finishing has passed; another replica does not.
+// TestTTLAfterFinished: under cleanPodPolicy None, the keeper releases
+// every replica type once the TTL after finishing has passed, counted
+// from the job's completion (a keeper that starts late waits only what
+// is left), its own type last.
 func TestTTLAfterFinished(t *testing.T) {
-	for _, tc := range []struct {
-		self string
-		want [][]string
-	}{
-		{"chief", [][]string{{"ps", "worker", "chief"}}},
-		{"ps", nil},
-	} {
-		t.Run(tc.self, func(t *testing.T) {
-			cfg := config(supervise.Never)
-			cfg.Layout, cfg.Self, cfg.CleanPodPolicy = layout(), supervise.Ref{Type: tc.self}, supervise.CleanNone
-			cfg.TTLAfterFinished = ptr(10 * time.Minute)
-			f := newFixture(t, cfg, false)
-			f.td.stopped = make(chan []string, 1)
-			f.store.Update(context.Background(), func(s *record.Status) error {
-				s.Finish(true, "JobSucceeded", "", f.clock.Now().Add(-4*time.Minute))
-				return nil
-			})
-			sup := f.supervisor()
-			sup.Linger = true
-			done := make(chan supervise.Result, 1)
-			go func() { done <- sup.Run(context.Background(), newScript(t).command("0")) }()
-			<-f.rep.idle()
-			if tc.want != nil {
-				if d := <-f.clock.created; d != 6*time.Minute {
-					t.Fatalf("timer %v, want what is left of the TTL (6m)", d)
-				}
-				f.clock.Advance(6 * time.Minute)
-				<-f.td.stopped
-			}
-			f.signals <- syscall.SIGTERM
-			if res := <-done; res.State != record.StateIdle || res.ExitCode != 0 {
-				t.Errorf("Result %+v", res)
-			}
-			if diff := cmp.Diff(tc.want, f.td.calls); diff != "" {
-				t.Errorf("stopped after the TTL (-want +got):\n%s", diff)
-			}
-			if tc.want == nil && len(f.clock.Waits()) > 0 {
-				t.Errorf("timers %v: a replica other than the keeper's set one", f.clock.Waits())
-			}
-		})
+	j := newJob(t, "chief:1:1,ps:1:1,worker:2:1", func(c *supervise.Job) {
+		c.CleanPodPolicy, c.TTLAfterFinished = supervise.CleanNone, ptr(10*time.Minute)
+	})
+	clock := newClock(false)
+	j.store.Update(context.Background(), func(s *record.Status) error {
+		s.Finish(true, supervise.ReasonJobSucceeded, "", clock.Now().Add(-4*time.Minute))
+		return nil
+	})
+	j.set("chief-0", record.StateSucceeded, 0, 0)
+	j.set("ps-0", record.StateRunning, 0)
+	k := j.keeper(-1)
+	k.Clock = clock
+	j.stop = runKeeper(t, k)
+	for d := range clock.created {
+		if d == 6*time.Minute {
+			break
+		}
+		if d > 6*time.Minute {
+			t.Fatalf("timer %v, want what is left of the TTL (6m)", d)
+		}
+	}
+	if got := j.sc.scaledTo(); len(got) > 0 {
+		t.Fatalf("scaled %q before the TTL", got)
+	}
+	clock.Advance(6 * time.Minute)
+	j.sc.await(t, "ps to 0", "worker to 0", "chief to 0")
+	s := j.wait("every type released", func(s *record.Status) bool { return len(s.Teardown) == 3 })
+	if diff := cmp.Diff([]string{"TTLExpired"}, j.events.events()); diff != "" || len(s.Stop) != 0 {
+		t.Errorf("events (-want +got):\n%s\nstop %v, want none under None", diff, s.Stop)
 	}
 }
 
@@ -363,7 +357,7 @@ func TestExitAsTheJobEnds(t *testing.T) {
 	} {
 		t.Run(string(tc.want), func(t *testing.T) {
 			cfg := config(supervise.OnFailure)
-			cfg.Layout, cfg.Self = layout(), supervise.Ref{Type: "worker", Index: 1}
+			cfg.Job.Layout, cfg.Self = layout(), supervise.Ref{Type: "worker", Index: 1}
 			f := newFixture(t, cfg, true)
 			p := &exitedProcess{done: make(chan struct{}), exit: tc.exit, signalled: make(chan os.Signal, 1)}
 			started := make(chan struct{})

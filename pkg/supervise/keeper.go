@@ -2,9 +2,7 @@ package supervise
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/record"
@@ -22,34 +20,39 @@ const storeTimeout = time.Minute
 // flushTimeout bounds the wait for reports to be delivered.
 const flushTimeout = 10 * time.Second
 
-// Keeper keeps a job's status, the one writer of the job-level facts:
-// it follows every replica's record on its pod (Replicas) and the job's
-// status (Store), derives the status from them (Config.derive) whenever
-// either changes, writes it when it differs, and when the job ends emits
-// the job's Events and tears the job down by its clean pod policy. A
-// job has one keeper, in the supervisor of Config.Keeper() (or in `tfgen
-// run`). Since every fact it derives from lives on the pods and in the
-// status, a keeper that restarts picks up where it was.
+// Keeper keeps a job: it is the one writer of the job's status and the
+// one actor on the job's objects. It follows every replica's record on
+// its pod (Replicas) and the job's status (Store), derives the status
+// from them (Job.derive) whenever either changes or a time derive asked
+// for comes, and writes it when it differs; and it makes the cluster
+// match the status as written (Job.Targets, enforced by Scaler): at its
+// start, at every change, and again until the API server takes it.
+// Every fact it decides or acts from lives on the pods and in the
+// status, so a keeper that restarts picks up where the last one was,
+// mid-teardown included. A job has one keeper, in the supervisor of
+// Job.Keeper() (or in `tfgen run`).
 type Keeper struct {
-	// Config of the job; Self is the replica it runs beside, if any.
-	Config *Config
-	// Replicas is its view of the job's replicas.
+	// Job is the job's policy.
+	Job *Job
+	// Replicas is the keeper's view of the job's replicas.
 	Replicas ReplicaFeed
 	// Store holds the job's status.
 	Store record.Store
 	// Reporter publishes the job's Events (about the keeper's pod).
 	Reporter Reporter
-	// Teardown stops replicas when the job ends; nil stops nothing.
-	Teardown Teardown
-	// Logs keeps the end of the output of replicas that failed or were
-	// stopped, gathered from their pods, for when the pods are gone; nil
-	// keeps none.
+	// Scaler sets the replicas of the job's StatefulSets; nil: the job
+	// has none (tfgen run, where the supervisors stop themselves).
+	Scaler Scaler
+	// Logs keeps the end of the output of the replicas, gathered from
+	// their pods, for when the pods are gone; nil keeps none.
 	Logs LogStore
 	// Clock; nil is the system clock.
 	Clock Clock
 	// WriteInterval; zero is DefaultWriteInterval, a negative one writes
 	// every change at once.
 	WriteInterval time.Duration
+	// Logf logs a line.
+	Logf func(format string, args ...any)
 }
 
 // keeping is one run of a Keeper.
@@ -62,35 +65,36 @@ type keeping struct {
 	gone     int32               // their restarts, not yet written
 	last     time.Time           // of the last write
 	later    <-chan time.Time    // a write put off
-	deadline <-chan time.Time
-	wake     time.Time // when to derive again, by the last derivation
-	armedAt  time.Time // the deadline armed
+	wake     <-chan time.Time    // a derivation asked for
+	wakeAt   time.Time           // when, by the last derivation
+	armed    time.Time           // when wake fires
 	logs     logKeeping
-	own      ownTeardown
+	enf      *enforcer // nil without a Scaler
+	sent     []Target  // the targets last handed to enf
+	ownSaved bool      // the logs were saved before the own type's release
 }
 
-// ownTeardown is the keeper's own type, torn down last: once the other
-// replicas going down have said how they ended (their tails with it), or
-// at the latest logWait after they were stopped.
-type ownTeardown struct {
-	pending bool
-	down    []string         // the types whose replicas it waits for
-	by      <-chan time.Time // the wait's end
-}
-
-// logWait bounds how long the keeper's own type waits, at teardown, for
-// the other replicas going down to report their last exit.
-const logWait = 30 * time.Second
-
-// Run keeps the job's status until ctx ends; then it derives the status
-// once more from the replicas as last seen, writes it if it changed, and
-// delivers its reports.
+// Run keeps the job until ctx ends; then it derives the status once
+// more from the replicas as last seen, writes it if it changed, delivers
+// its reports, and sets the targets not yet met (flushTimeout at most).
 func (k *Keeper) Run(ctx context.Context) {
 	kp := &keeping{Keeper: k, clock: k.Clock, seen: map[string]Observed{}}
 	if kp.clock == nil {
 		kp.clock = RealClock{}
 	}
-	kp.logs = logKeeping{store: k.Logs, clock: kp.clock, interval: k.interval(), logf: k.Config.Logf, tails: map[string]keptTail{}}
+	kp.logs = logKeeping{store: k.Logs, clock: kp.clock, interval: k.interval(), logf: k.Logf, tails: map[string]keptTail{}}
+	if k.Scaler != nil {
+		kp.enf = newEnforcer(k.Scaler, k.Job.Keeper().Type, kp.clock, k.Logf, func(note string) {
+			k.Reporter.Report(Report{Events: []Event{{Type: "Warning", Reason: ReasonTeardownFailed, Action: "Teardown", Note: note}}})
+		})
+		ectx, stop := context.WithCancel(context.Background())
+		enforced := make(chan struct{})
+		go func() {
+			defer close(enforced)
+			kp.enf.run(ectx)
+		}()
+		defer func() { stop(); <-enforced }()
+	}
 	statuses := k.Store.Watch(ctx)
 	synced := false
 	for {
@@ -104,37 +108,35 @@ func (k *Keeper) Run(ctx context.Context) {
 		case <-k.Replicas.Changed():
 			kp.observe(k.Replicas.Replicas())
 			synced = true
-		case <-kp.deadline:
-			kp.deadline = nil
+		case <-kp.wake:
+			kp.wake = nil
 		case <-kp.later:
 			kp.later = nil
 		case <-kp.logs.later:
 			kp.logs.later = nil
 		case r := <-kp.logs.inflight:
 			kp.logs.landed(r)
-		case <-kp.own.by:
-			kp.own.by = nil
-			kp.Config.Logf("teardown: replicas of %s still running after %v; stopping %s", strings.Join(kp.own.down, ", "), logWait, kp.Config.Keeper().Type)
-			kp.stopOwn(ctx)
 		case <-ctx.Done():
-			if kp.status != nil {
+			if kp.status != nil && synced {
 				kp.observe(k.Replicas.Replicas())
 				fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 				kp.sync(fctx, true)
 				kp.logs.save(fctx, true)
+				kp.enforce(fctx)
 				cancel()
 			}
-			flush(ctx, k.Config, k.Reporter)
+			kp.flush(ctx)
 			return
 		}
-		if kp.status != nil && synced {
-			kp.sync(ctx, false)
-			kp.armDeadline()
-			kp.logs.save(ctx, false)
-			if kp.own.pending && kp.settled(kp.own.down) {
-				kp.stopOwn(ctx)
-			}
+		if kp.status == nil {
+			continue
 		}
+		if synced {
+			kp.sync(ctx, false)
+			kp.armWake()
+			kp.logs.save(ctx, false)
+		}
+		kp.enforce(ctx)
 	}
 }
 
@@ -159,12 +161,13 @@ func (kp *keeping) observe(obs []Observed) {
 }
 
 // sync writes the status derived from the replicas if it differs from the
-// one known: at once if it ends the job or grants restarts (or force),
-// else no sooner than WriteInterval after the last write.
+// one known: at once if it starts or ends the job, grants restarts or
+// releases replicas (or force), else no sooner than WriteInterval after
+// the last write.
 func (kp *keeping) sync(ctx context.Context, force bool) {
 	now := kp.clock.Now()
-	next, ch := kp.Config.derive(kp.status, kp.replicas, kp.gone, now)
-	kp.wake = ch.wake
+	next, ch := kp.Job.derive(kp.status, kp.replicas, kp.gone, now)
+	kp.wakeAt = ch.wake
 	if next.Equal(kp.status) {
 		return
 	}
@@ -179,7 +182,7 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 	wctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	written, err := kp.Store.Update(wctx, func(s *record.Status) error {
-		n, ch := kp.Config.derive(s, kp.replicas, kp.gone, now)
+		n, ch := kp.Job.derive(s, kp.replicas, kp.gone, now)
 		if n.Equal(s) {
 			done = change{}
 			return record.ErrNoChange
@@ -188,18 +191,18 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 		return nil
 	})
 	if err != nil {
-		kp.Config.Logf("write the job's status: %v; trying again", err)
+		kp.Logf("write the job's status: %v; trying again", err)
 		if kp.later == nil {
 			kp.later = kp.clock.After(max(interval, time.Second))
 		}
 		return
 	}
-	kp.status, kp.gone, kp.last, kp.wake = written, 0, now, done.wake
+	kp.status, kp.gone, kp.last, kp.wakeAt = written, 0, now, done.wake
+	for _, note := range done.notes {
+		kp.Logf("%s", note)
+	}
 	if len(done.events) > 0 {
 		kp.Reporter.Report(Report{Events: done.events})
-	}
-	if done.ended || len(done.teardown) > 0 {
-		kp.teardown(ctx, done.teardown)
 	}
 }
 
@@ -211,134 +214,48 @@ func (k *Keeper) interval() time.Duration {
 	return k.WriteInterval
 }
 
-// armDeadline sets the timer to the next time the status may change with
-// nothing else changing, as the last derivation said: the job's start time
-// plus its active deadline, or the time the teardown settles by.
-func (kp *keeping) armDeadline() {
-	at := kp.wake
+// armWake sets the timer to the next time the status may change with
+// nothing else changing, as the last derivation said.
+func (kp *keeping) armWake() {
+	at := kp.wakeAt
 	if at.IsZero() {
-		kp.deadline = nil
+		kp.wake = nil
 		return
 	}
-	if kp.deadline == nil || !at.Equal(kp.armedAt) {
-		kp.armedAt = at
-		kp.deadline = kp.clock.After(max(at.Sub(kp.clock.Now()), 0))
+	if kp.wake == nil || !at.Equal(kp.armed) {
+		kp.armed = at
+		kp.wake = kp.clock.After(max(at.Sub(kp.clock.Now()), 0))
 	}
 }
 
-// teardown scales types to zero, the keeper's own last. With logs kept,
-// its own type waits (logWait at most) until every other replica going
-// down has reported its last exit, so that the keeper, still there,
-// saves their tails.
-func (kp *keeping) teardown(ctx context.Context, types []string) {
-	kp.logs.save(ctx, true)
-	own := kp.Config.Keeper().Type
-	others := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == own })
-	all := others
-	if slices.Contains(types, own) {
-		all = append(slices.Clip(others), own)
-	}
-	td := kp.Teardown
-	if !announce(ctx, kp.Config, kp.Reporter, td != nil, all, "clean pod policy "+string(kp.Config.CleanPodPolicy)) || td == nil {
+// enforce hands the enforcer the targets of the status as known (a
+// decision acts only once written). Before the keeper's own type is
+// released, the replicas' last words are saved (flushTimeout at most):
+// the keeper may go with it.
+func (kp *keeping) enforce(ctx context.Context) {
+	if kp.enf == nil {
 		return
 	}
-	if len(all) == len(others) || !kp.logs.keeping() {
-		stopNow(ctx, kp.Config, kp.Reporter, td, all)
+	ts := kp.Job.Targets(kp.status)
+	if slices.Equal(ts, kp.sent) {
 		return
 	}
-	stopNow(ctx, kp.Config, kp.Reporter, td, others)
-	if sh, ok := td.(Shrinker); ok {
-		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kp.Config.TeardownTimeout)
-		if err := sh.Shrink(tctx, own, kp.Config.Keeper().Index+1); err != nil {
-			kp.Config.Logf("teardown: %v", err)
-		}
-		cancel()
+	if !kp.ownSaved && slices.Contains(kp.status.Teardown, kp.Job.Keeper().Type) {
+		kp.logs.save(ctx, true)
+		kp.ownSaved = true
 	}
-	kp.own = ownTeardown{pending: true, down: all, by: kp.clock.After(logWait)}
-	if kp.settled(kp.own.down) {
-		kp.stopOwn(ctx)
-	}
+	kp.sent = ts
+	kp.enf.want(ts)
 }
 
-// settled reports whether every replica of types going down that was
-// training has said how it ended (or its pod is gone); of the keeper's
-// own type, those after the keeper, which Shrink stopped.
-func (kp *keeping) settled(types []string) bool {
-	self := kp.Config.Keeper()
-	return !slices.ContainsFunc(kp.replicas, func(o Observed) bool {
-		down := slices.Contains(types, o.Type) && (o.Type != self.Type || o.Index > self.Index)
-		return down && o.State.Active() // a replica that never trained has nothing to say
-	})
-}
+// flush delivers the queued reports, waiting flushTimeout at most.
+func (kp *keeping) flush(ctx context.Context) { flush(ctx, kp.Logf, kp.Reporter) }
 
-// stopOwn saves the tails and tears down the keeper's own type.
-func (kp *keeping) stopOwn(ctx context.Context) {
-	kp.own = ownTeardown{}
-	kp.logs.save(ctx, true)
-	stopNow(ctx, kp.Config, kp.Reporter, kp.Teardown, []string{kp.Config.Keeper().Type})
-}
-
-// stopTypes stops the replicas of types, reporting before it starts (it
-// may stop the caller too).
-func stopTypes(ctx context.Context, cfg *Config, rep Reporter, td Teardown, types []string, why string) {
-	if announce(ctx, cfg, rep, td != nil, types, why) && td != nil {
-		stopNow(ctx, cfg, rep, td, types)
-	}
-}
-
-// announce logs which types stop and why and, with event, reports it as
-// the job's Event; it reports whether any types stop.
-func announce(ctx context.Context, cfg *Config, rep Reporter, event bool, types []string, why string) bool {
-	if len(types) == 0 {
-		cfg.Logf("job ended; nothing to stop (%s)", why)
-		return false
-	}
-	note := fmt.Sprintf("stopping replica types %s (%s)", strings.Join(types, ", "), why)
-	cfg.Logf("%s", note)
-	if !event {
-		return true
-	}
-	rep.Report(Report{Events: []Event{{Type: "Normal", Reason: ReasonTeardown, Action: "Teardown", Note: note}}})
-	flush(ctx, cfg, rep)
-	return true
-}
-
-// stopNow stops the replicas of types, reporting a failure.
-func stopNow(ctx context.Context, cfg *Config, rep Reporter, td Teardown, types []string) {
-	if len(types) == 0 || td == nil {
-		return
-	}
-	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.TeardownTimeout)
-	defer cancel()
-	if err := td.Stop(tctx, types); err != nil {
-		cfg.Logf("teardown: %v", err)
-		rep.Report(Report{Events: []Event{{Type: "Warning", Reason: ReasonTeardownFailed, Action: "Teardown", Note: err.Error()}}})
-		flush(ctx, cfg, rep)
-	}
-}
-
-// flush delivers the queued reports, waiting at most a few seconds.
-func flush(ctx context.Context, cfg *Config, rep Reporter) {
+// flush delivers the queued reports of rep, waiting flushTimeout at most.
+func flush(ctx context.Context, logf func(string, ...any), rep Reporter) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
 	if err := rep.Flush(ctx); err != nil {
-		cfg.Logf("deliver reports: %v", err)
+		logf("deliver reports: %v", err)
 	}
-}
-
-// ttlRunner returns the replica that stops every replica once the ended
-// job's TTL has passed: the keeper, unless its type was torn down, else
-// replica 0 of the first type that was not; ok is false when every type
-// was.
-func (c *Config) ttlRunner(s *record.Status) (Ref, bool) {
-	k := c.Keeper()
-	if len(c.Layout.Roles) == 0 || !slices.Contains(s.Teardown, k.Type) {
-		return k, true
-	}
-	for _, t := range c.Types("") {
-		if !slices.Contains(s.Teardown, t) {
-			return Ref{Type: t}, true
-		}
-	}
-	return Ref{}, false
 }

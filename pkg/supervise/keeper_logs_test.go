@@ -13,8 +13,8 @@ import (
 	"github.com/tfgen/tfgen/pkg/supervise"
 )
 
-// steps is a LogStore, Teardown and Shrinker that says each call, in
-// order, on one channel.
+// steps is a LogStore and Scaler that says each call, in order, on one
+// channel.
 type steps chan string
 
 func (s steps) Save(_ context.Context, tails map[string]string) error {
@@ -26,16 +26,12 @@ func (s steps) Save(_ context.Context, tails map[string]string) error {
 	return nil
 }
 
-func (s steps) Stop(_ context.Context, types []string) error {
-	s <- "stop " + strings.Join(types, ",")
+func (s steps) Scale(_ context.Context, t string, n int32) error {
+	s <- fmt.Sprintf("scale %s to %d", t, n)
 	return nil
 }
 
-func (s steps) Shrink(_ context.Context, t string, keep int32) error {
-	s <- fmt.Sprintf("shrink %s to %d", t, keep)
-	return nil
-}
-
+// next waits for the next step and fails unless it is want.
 func (s steps) next(t *testing.T, want string) {
 	t.Helper()
 	select {
@@ -45,6 +41,24 @@ func (s steps) next(t *testing.T, want string) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatalf("waiting for step %q: gave up", want)
+	}
+}
+
+// until waits for step want, and returns the steps before it.
+func (s steps) until(t *testing.T, want string) []string {
+	t.Helper()
+	var before []string
+	deadline := time.After(time.Minute)
+	for {
+		select {
+		case got := <-s:
+			if got == want {
+				return before
+			}
+			before = append(before, got)
+		case <-deadline:
+			t.Fatalf("waiting for step %q: gave up after %q", want, before)
+		}
 	}
 }
 
@@ -58,37 +72,33 @@ func (j *job) tail(ref string, st record.State, tail string) {
 	j.board.Reporter(r).Report(supervise.Report{Replica: record.Replica{State: st, LastExitCode: &code, LogTail: tail}})
 }
 
-// TestKeeperKeepsLogsBeforeTeardown: under cleanPodPolicy All, the tail of
-// the failure that ends the job is saved before anything is torn down; the
-// keeper's own type (worker) waits, after its other replicas are stopped,
-// until every replica going down has reported how it ended, whose tails
-// are saved before the keeper's own replica goes.
+// TestKeeperKeepsLogsBeforeTeardown: under cleanPodPolicy All, the job
+// fails at worker-2's failure and every other type is released at once;
+// the keeper's own type (worker) waits until every replica told to stop
+// has said how it ended, and their tails are saved before it goes.
 func TestKeeperKeepsLogsBeforeTeardown(t *testing.T) {
-	j := newJob(t, "ps:1:1,worker:3:1", func(c *supervise.Config) { c.CleanPodPolicy = supervise.CleanAll })
+	j := newJob(t, "ps:1:1,worker:3:1", func(c *supervise.Job) { c.CleanPodPolicy = supervise.CleanAll })
 	for _, r := range []string{"ps-0", "worker-0", "worker-1", "worker-2"} {
 		j.set(r, record.StateRunning, 0)
 	}
 	s := make(steps, 16)
-	k := &supervise.Keeper{Config: j.cfg, Replicas: j.board, Store: j.store, Reporter: j.events, Teardown: s, Logs: s, WriteInterval: -1}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); k.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	k := j.keeper(-1)
+	k.Scaler, k.Logs = s, s
+	runKeeper(t, k)
 
 	j.tail("worker-2", record.StateFailed, "Traceback\nboom\n")
-	s.next(t, "save worker-2=Traceback\nboom\n")
-	s.next(t, "stop ps")
-	s.next(t, "shrink worker to 1")
+	s.until(t, "scale ps to 0")
 	j.tail("ps-0", record.StateStopped, "ps last words\n")
-	s.next(t, "save ps-0=ps last words\n,worker-2=Traceback\nboom\n")
-	select {
-	case got := <-s:
-		t.Fatalf("%q before worker-1 said how it ended", got)
-	default:
-	}
 	j.tail("worker-1", record.StateStopped, "w1\n")
-	s.next(t, "save ps-0=ps last words\n,worker-1=w1\n,worker-2=Traceback\nboom\n")
-	s.next(t, "stop worker")
+	before := s.until(t, "save ps-0=ps last words\n,worker-1=w1\n,worker-2=Traceback\nboom\n")
+	if slices.Contains(before, "scale worker to 0") {
+		t.Fatalf("steps %q: the keeper's own type went before worker-0 said how it ended", before)
+	}
+	j.tail("worker-0", record.StateStopped, "w0\n")
+	before = s.until(t, "scale worker to 0")
+	if !slices.Contains(before, "save ps-0=ps last words\n,worker-0=w0\n,worker-1=w1\n,worker-2=Traceback\nboom\n") {
+		t.Errorf("steps before the own type's release %q: want every tail saved", before)
+	}
 }
 
 // TestKeeperKeepsFailuresFirst: past MaxLogTails replicas, the tails of
@@ -102,11 +112,9 @@ func TestKeeperKeepsFailuresFirst(t *testing.T) {
 	}
 	j.tail(fmt.Sprintf("worker-%d", n-1), record.StateFailed, "failed\n")
 	saved := make(chan map[string]string, 64)
-	k := &supervise.Keeper{Config: j.cfg, Replicas: j.board, Store: j.store, Reporter: j.events, Logs: savesTo(saved), WriteInterval: -1}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); k.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	k := j.keeper(-1)
+	k.Logs = savesTo(saved)
+	runKeeper(t, k)
 	select {
 	case got := <-saved:
 		if len(got) != record.MaxLogTails || got[fmt.Sprintf("worker-%d", n-1)] != "failed\n" {
@@ -147,11 +155,12 @@ func (s *stuckStore) Save(ctx context.Context, _ map[string]string) error {
 // does not answer) does not hold up the job's status: the chief's success
 // still ends the job.
 func TestKeeperNotHeldBySavingLogs(t *testing.T) {
-	j := newJob(t, "chief:1:1,worker:2:1", func(c *supervise.Config) { c.CleanPodPolicy = supervise.CleanNone })
+	j := newJob(t, "chief:1:1,worker:2:1", func(c *supervise.Job) { c.CleanPodPolicy = supervise.CleanNone })
 	j.set("chief-0", record.StateRunning, 0)
 	j.set("worker-0", record.StateRunning, 0)
 	store := &stuckStore{started: make(chan struct{}, 1), release: make(chan struct{})}
-	k := &supervise.Keeper{Config: j.cfg, Replicas: j.board, Store: j.store, Reporter: j.events, Logs: store, WriteInterval: -1}
+	k := j.keeper(-1)
+	k.Logs = store
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); k.Run(ctx) }()
@@ -185,26 +194,23 @@ func (f feed) Changed() <-chan struct{} {
 func (f feed) Replicas() []supervise.Observed { return f }
 
 // TestKeeperOwnTeardownSkipsUntrained: a replica whose supervisor never
-// reported (its pod still pending) has no output to wait for: the
-// keeper's own type goes at once.
+// reported (its pod still pending) has nothing to say: the keeper's own
+// type goes as soon as the replicas that trained have said.
 func TestKeeperOwnTeardownSkipsUntrained(t *testing.T) {
-	j := newJob(t, "ps:1:1,worker:2:1", func(c *supervise.Config) { c.CleanPodPolicy = supervise.CleanAll })
+	j := newJob(t, "ps:1:1,worker:2:1", func(c *supervise.Job) { c.CleanPodPolicy = supervise.CleanAll })
 	code := int32(1)
 	obs := feed{
 		{Ref: supervise.Ref{Type: "ps"}, Pod: "p0"}, // pending: no record
-		{Ref: supervise.Ref{Type: "worker"}, Pod: "w0", Replica: record.Replica{State: record.StateRunning}},
+		{Ref: supervise.Ref{Type: "worker"}, Pod: "w0", Replica: record.Replica{State: record.StateStopped}},
 		{Ref: supervise.Ref{Type: "worker", Index: 1}, Pod: "w1", Replica: record.Replica{State: record.StateFailed, LastExitCode: &code, LogTail: "boom\n"}},
 	}
 	s := make(steps, 16)
 	// Time stands still: only the replicas can end the keeper's wait.
-	k := &supervise.Keeper{Config: j.cfg, Replicas: obs, Store: j.store, Reporter: j.events, Teardown: s, Logs: s, WriteInterval: -1,
-		Clock: newClock(false)}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); k.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	s.next(t, "save worker-1=boom\n")
-	s.next(t, "stop ps")
-	s.next(t, "shrink worker to 1")
-	s.next(t, "stop worker")
+	k := j.keeper(-1)
+	k.Replicas, k.Scaler, k.Logs, k.Clock = obs, s, s, newClock(false)
+	runKeeper(t, k)
+	before := s.until(t, "scale worker to 0")
+	if !slices.Contains(before, "scale ps to 0") || !slices.Contains(before, "save worker-1=boom\n") {
+		t.Errorf("steps before the own type's release %q: want the PS released and worker-1's tail saved", before)
+	}
 }

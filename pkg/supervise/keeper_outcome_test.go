@@ -17,7 +17,7 @@ import (
 // succeeds when the second worker does, worker 0 or not; the workers
 // still running are stopped.
 func TestKeeperSuccessWorkers(t *testing.T) {
-	j := newJob(t, "worker:4:1", func(c *supervise.Config) { c.SuccessWorkers = &supervise.Quota{N: 50, Percent: true} })
+	j := newJob(t, "worker:4:1", func(c *supervise.Job) { c.SuccessWorkers = &supervise.Quota{N: 50, Percent: true} })
 	for _, r := range []string{"worker-0", "worker-1", "worker-2", "worker-3"} {
 		j.set(r, record.StateRunning, 0)
 	}
@@ -43,7 +43,7 @@ func TestKeeperSuccessWorkers(t *testing.T) {
 // decides; without it, the same failure fails the job.
 func TestKeeperDynamicWorkers(t *testing.T) {
 	for _, dynamic := range []bool{true, false} {
-		j := newJob(t, "chief:1:1,ps:1:1,worker:3:1", func(c *supervise.Config) { c.Layout.Sparse = dynamic })
+		j := newJob(t, "chief:1:1,ps:1:1,worker:3:1", func(c *supervise.Job) { c.Layout.Sparse = dynamic })
 		for _, r := range []string{"chief-0", "ps-0", "worker-0", "worker-1", "worker-2"} {
 			j.set(r, record.StateRunning, 0)
 		}
@@ -74,16 +74,16 @@ func TestKeeperDynamicWorkers(t *testing.T) {
 func TestKeeperDynamicWorkersCannotSucceed(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		edit     func(*supervise.Config)
+		edit     func(*supervise.Job)
 		survives string // a failure the job survives
 		fails    string // the failure after which it cannot succeed
 	}{
 		{"worker 0 decides", nil, "worker-2", "worker-0"},
-		{"AllWorkers", func(c *supervise.Config) { c.SuccessPolicy = supervise.AllWorkers }, "", "worker-2"},
-		{"successWorkers 2", func(c *supervise.Config) { c.SuccessWorkers = &supervise.Quota{N: 2} }, "worker-0", "worker-2"},
+		{"AllWorkers", func(c *supervise.Job) { c.SuccessPolicy = supervise.AllWorkers }, "", "worker-2"},
+		{"successWorkers 2", func(c *supervise.Job) { c.SuccessWorkers = &supervise.Quota{N: 2} }, "worker-0", "worker-2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j := newJob(t, "ps:1:1,worker:3:1", func(c *supervise.Config) {
+			j := newJob(t, "ps:1:1,worker:3:1", func(c *supervise.Job) {
 				c.Layout.Sparse = true
 				if tc.edit != nil {
 					tc.edit(c)
@@ -114,7 +114,7 @@ func TestKeeperDynamicWorkersCannotSucceed(t *testing.T) {
 // evaluator goes on until it finishes, and its own outcome is counted.
 func TestKeeperEvaluatorGrace(t *testing.T) {
 	for _, outcome := range []record.State{record.StateSucceeded, record.StateFailed} {
-		j := newJob(t, "chief:1:1,evaluator:1:1,ps:1:1", func(c *supervise.Config) { c.EvaluatorGrace = time.Hour })
+		j := newJob(t, "chief:1:1,evaluator:1:1,ps:1:1", func(c *supervise.Job) { c.EvaluatorGrace = time.Hour })
 		for _, r := range []string{"chief-0", "evaluator-0", "ps-0"} {
 			j.set(r, record.StateRunning, 0)
 		}
@@ -144,10 +144,11 @@ func TestKeeperEvaluatorGrace(t *testing.T) {
 }
 
 // TestKeeperEvaluatorGraceExpires: an evaluator still running when its
-// time is up is stopped (its type joins stop), and torn down with the
-// keeper's own type under cleanPodPolicy All.
+// time is up is stopped (its type joins stop) and released under
+// cleanPodPolicy All; the keeper's own type, which waited for it, goes
+// once it has said how it ended.
 func TestKeeperEvaluatorGraceExpires(t *testing.T) {
-	j := newJob(t, "chief:1:1,evaluator:1:1,ps:1:1", func(c *supervise.Config) {
+	j := newJob(t, "chief:1:1,evaluator:1:1,ps:1:1", func(c *supervise.Job) {
 		c.EvaluatorGrace, c.CleanPodPolicy = time.Millisecond, supervise.CleanAll
 	})
 	for _, r := range []string{"chief-0", "evaluator-0", "ps-0"} {
@@ -155,12 +156,12 @@ func TestKeeperEvaluatorGraceExpires(t *testing.T) {
 	}
 	j.keep(-1)
 	j.set("chief-0", record.StateSucceeded, 0, 0)
+	j.set("ps-0", record.StateStopped, 0, 143) // released at once, it said so as its pod went
 	s := j.wait("the evaluator stopped", func(s *record.Status) bool { return slices.Contains(s.Stop, "evaluator") })
+	j.set("evaluator-0", record.StateStopped, 0, 143)
+	j.sc.await(t, "ps to 0", "evaluator to 0", "chief to 0")
 	j.stop()
-	if diff := cmp.Diff([][]string{{"ps"}, {"evaluator", "chief"}}, j.td.calls); diff != "" {
-		t.Errorf("teardown (-want +got): the evaluator and the keeper's type last\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"JobSucceeded", "Teardown", "EvaluatorStopped", "Teardown"}, j.events.events()); diff != "" {
+	if diff := cmp.Diff([]string{"JobSucceeded", "Teardown", "EvaluatorStopped", "Teardown", "Teardown"}, j.events.events()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 	if rs := s.ReplicaStatuses["Evaluator"]; rs.Active != 0 || rs.Succeeded != 0 {
@@ -172,7 +173,7 @@ func TestKeeperEvaluatorGraceExpires(t *testing.T) {
 // together raise the job's restart generation once; a failure in the new
 // generation raises it again, and past backoffLimit fails the job.
 func TestKeeperJobRestart(t *testing.T) {
-	j := newJob(t, "worker:100:1", func(c *supervise.Config) { c.RestartScope, c.BackoffLimit = supervise.RestartScopeJob, ptr[int32](1) })
+	j := newJob(t, "worker:100:1", func(c *supervise.Job) { c.RestartScope, c.BackoffLimit = supervise.RestartScopeJob, ptr[int32](1) })
 	for i := range 100 {
 		j.set(fmt.Sprintf("worker-%d", i), record.StateRestarting, 0, 143)
 	}

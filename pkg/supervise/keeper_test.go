@@ -46,28 +46,53 @@ func (c *countingStore) count() int {
 // job is a job's keeper on a board of replicas, without processes.
 type job struct {
 	t      *testing.T
-	cfg    *supervise.Config
+	pol    *supervise.Job
 	board  *board.Board
 	store  *countingStore
 	events *recorder
-	td     *stopper
+	sc     *scaler
 	stop   func()
 }
 
-func newJob(t *testing.T, roles string, edit func(*supervise.Config)) *job {
-	cfg := &supervise.Config{Job: "j", Layout: &cluster.Layout{Job: "j"}, Logf: t.Logf}
+func newJob(t *testing.T, roles string, edit func(*supervise.Job)) *job {
+	pol := &supervise.Job{Name: "j", Layout: &cluster.Layout{Job: "j"}}
 	var err error
-	if cfg.Layout.Roles, err = cluster.ParseRoles(roles); err != nil {
+	if pol.Layout.Roles, err = cluster.ParseRoles(roles); err != nil {
 		t.Fatal(err)
 	}
 	if edit != nil {
-		edit(cfg)
+		edit(pol)
 	}
-	cfg.Self = cfg.Keeper()
-	if err := cfg.Validate(); err != nil {
+	if err := pol.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	return &job{t: t, cfg: cfg, board: board.New(), store: &countingStore{Memory: &record.Memory{}}, events: &recorder{}, td: &stopper{}}
+	return &job{t: t, pol: pol, board: board.New(), store: &countingStore{Memory: &record.Memory{}}, events: &recorder{}, sc: &scaler{}}
+}
+
+// keeper returns the job's keeper (interval between writes; -1 writes
+// every change at once).
+func (j *job) keeper(interval time.Duration) *supervise.Keeper {
+	return &supervise.Keeper{Job: j.pol, Replicas: j.board, Store: j.store, Reporter: j.events, Scaler: j.sc, WriteInterval: interval, Logf: j.t.Logf}
+}
+
+// runKeeper runs k until the returned stop is called, which waits for it.
+func runKeeper(t *testing.T, k *supervise.Keeper) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		k.Run(ctx)
+	}()
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-done
+		}
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 // set reports replica ref's record on the board.
@@ -85,15 +110,7 @@ func (j *job) set(ref string, st record.State, restarts int32, code ...int32) {
 
 // keep starts the keeper, with interval between writes.
 func (j *job) keep(interval time.Duration) {
-	k := &supervise.Keeper{Config: j.cfg, Replicas: j.board, Store: j.store, Reporter: j.events, Teardown: j.td, WriteInterval: interval}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		k.Run(ctx)
-	}()
-	j.stop = func() { cancel(); <-done }
-	j.t.Cleanup(j.stop)
+	j.stop = runKeeper(j.t, j.keeper(interval))
 }
 
 func (j *job) wait(what string, cond func(*record.Status) bool) *record.Status {
@@ -106,7 +123,7 @@ func (j *job) wait(what string, cond func(*record.Status) bool) *record.Status {
 // index), and the job fails at the 11th.
 func TestKeeperMassFailure(t *testing.T) {
 	const n = 500
-	j := newJob(t, fmt.Sprintf("ps:1:1,worker:%d:1", n), func(c *supervise.Config) { c.BackoffLimit = ptr[int32](10) })
+	j := newJob(t, fmt.Sprintf("ps:1:1,worker:%d:1", n), func(c *supervise.Job) { c.BackoffLimit = ptr[int32](10) })
 	j.set("ps-0", record.StateRunning, 0)
 	for i := range n {
 		j.set(fmt.Sprintf("worker-%d", i), record.StateRestarting, 0, 137)
@@ -127,21 +144,21 @@ func TestKeeperMassFailure(t *testing.T) {
 		t.Errorf("stopped (-want +got):\n%s", diff)
 	}
 	// Under cleanPodPolicy Running, a type goes once its replicas say
-	// they stopped (or a minute has passed).
+	// how they ended (or a minute has passed).
 	j.set("ps-0", record.StateStopped, 0, 143)
-	s = j.wait("the parameter servers torn down", func(s *record.Status) bool { return len(s.Teardown) == 1 })
-	j.set("worker-0", record.StateStopped, 1, 143)
-	s = j.wait("the workers torn down", func(s *record.Status) bool { return len(s.Teardown) == 2 })
-	j.stop()
-	if diff := cmp.Diff([][]string{{"ps"}, {"worker"}}, j.td.calls); diff != "" {
-		t.Errorf("teardown (-want +got):\n%s", diff)
+	j.wait("the parameter servers released", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"ps"}) })
+	for i := range n - 1 {
+		j.set(fmt.Sprintf("worker-%d", i), record.StateStopped, 1, 143)
 	}
+	j.set(fmt.Sprintf("worker-%d", n-1), record.StateStopped, 0, 137)
+	j.wait("the workers released", func(s *record.Status) bool { return len(s.Teardown) == 2 })
+	j.sc.await(t, "ps to 0", "worker to 0")
 }
 
 // TestKeeperGrantsInOrder: restarts are granted one by one as they are
 // asked for, counted when granted, and dropped once taken up.
 func TestKeeperGrantsInOrder(t *testing.T) {
-	j := newJob(t, "worker:3:1", func(c *supervise.Config) { c.BackoffLimit = ptr[int32](2) })
+	j := newJob(t, "worker:3:1", func(c *supervise.Job) { c.BackoffLimit = ptr[int32](2) })
 	for i := range 3 {
 		j.set(fmt.Sprintf("worker-%d", i), record.StateRunning, 0)
 	}
@@ -169,7 +186,7 @@ func TestKeeperGrantsInOrder(t *testing.T) {
 // succeeds when the last one does, not before, and counts them all.
 func TestKeeperAllWorkersExact(t *testing.T) {
 	const n = 1000
-	j := newJob(t, fmt.Sprintf("ps:2:1,worker:%d:1", n), func(c *supervise.Config) { c.SuccessPolicy = supervise.AllWorkers })
+	j := newJob(t, fmt.Sprintf("ps:2:1,worker:%d:1", n), func(c *supervise.Job) { c.SuccessPolicy = supervise.AllWorkers })
 	for i := range 2 {
 		j.set(fmt.Sprintf("ps-%d", i), record.StateRunning, 0)
 	}
@@ -187,7 +204,10 @@ func TestKeeperAllWorkersExact(t *testing.T) {
 	for i := range 2 {
 		j.set(fmt.Sprintf("ps-%d", i), record.StateStopped, 0, 143)
 	}
-	j.wait("the parameter servers torn down", func(s *record.Status) bool { return len(s.Teardown) == 1 })
+	j.wait("every type released", func(s *record.Status) bool { return len(s.Teardown) == 2 })
+	// The finished workers go at once but the keeper's own, then the PS
+	// once it stopped, then the keeper's.
+	j.sc.await(t, "worker to 1", "ps to 0", "worker to 0")
 	j.stop()
 	if !s.IsTrue(record.JobSucceeded) || s.Succeeded["worker"].String() != fmt.Sprintf("0-%d", n-1) {
 		t.Errorf("conditions %+v, succeeded %v", s.Conditions, s.Succeeded["worker"])
@@ -195,9 +215,6 @@ func TestKeeperAllWorkersExact(t *testing.T) {
 	want := map[string]*record.ReplicaStatus{"Worker": {Succeeded: n}, "PS": {Succeeded: 2}}
 	if diff := cmp.Diff(want, s.ReplicaStatuses); diff != "" {
 		t.Errorf("replicaStatuses, active ones counted as succeeded as Kubeflow does (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([][]string{{"ps"}}, j.td.calls); diff != "" {
-		t.Errorf("teardown (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"JobSucceeded", "Teardown"}, j.events.events()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
@@ -258,10 +275,10 @@ func TestKeeperSuspended(t *testing.T) {
 	}
 }
 
-// TestKeeperRunningPolicyWaitsForFinishedReplicas: a worker that finished
-// just before the chief decided, its record still on the way, is not torn
-// down under cleanPodPolicy Running; a worker still running is.
-func TestKeeperRunningPolicyWaitsForFinishedReplicas(t *testing.T) {
+// TestKeeperRunningPolicyReleasesOnceSaid: under cleanPodPolicy Running
+// a type is released once every replica of it has said how it ended,
+// finished types with the rest, and the keeper's own type last.
+func TestKeeperRunningPolicyReleasesOnceSaid(t *testing.T) {
 	j := newJob(t, "chief:1:1,ps:1:1,worker:2:1", nil)
 	for _, r := range []string{"chief-0", "ps-0", "worker-0", "worker-1"} {
 		j.set(r, record.StateRunning, 0)
@@ -274,10 +291,8 @@ func TestKeeperRunningPolicyWaitsForFinishedReplicas(t *testing.T) {
 	}
 	j.set("worker-0", record.StateSucceeded, 0, 0) // it had finished
 	j.set("ps-0", record.StateStopped, 0, 143)
-	j.wait("the parameter server torn down", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"ps"}) })
-	j.set("worker-1", record.StateSucceeded, 0, 0) // so had it
-	j.stop()
-	if diff := cmp.Diff([][]string{{"ps"}}, j.td.calls); diff != "" {
-		t.Errorf("teardown (-want +got): the finished workers stay\n%s", diff)
-	}
+	j.wait("the parameter server released", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"ps"}) })
+	j.set("worker-1", record.StateStopped, 0, 143)
+	j.wait("every type released", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"ps", "worker", "chief"}) })
+	j.sc.await(t, "ps to 0", "worker to 0", "chief to 0")
 }

@@ -59,22 +59,25 @@ func TestJobSucceeded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := &supervise.Config{Layout: tt.layout, SuccessPolicy: tt.policy, Self: supervise.Ref{Type: "worker"}}
+			cfg := &supervise.Config{Job: &supervise.Job{Layout: tt.layout, SuccessPolicy: tt.policy}, Self: supervise.Ref{Type: "worker"}}
 			if tt.replica != "" {
 				ref, err := supervise.ParseRef(tt.replica)
 				if err != nil {
 					t.Fatal(err)
 				}
-				cfg.SuccessReplica = &ref
+				cfg.Job.SuccessReplica = &ref
 			}
-			if got := cfg.JobSucceeded(in(tt.states, ok)); got != tt.want {
+			if len(tt.layout.Roles) == 0 {
+				cfg.Job.Solo = &cfg.Self
+			}
+			if got := cfg.Job.JobSucceeded(in(tt.states, ok)); got != tt.want {
 				t.Errorf("JobSucceeded = %v, want %v", got, tt.want)
 			}
 		})
 	}
 }
 
-func TestTeardownTypes(t *testing.T) {
+func TestStopTypes(t *testing.T) {
 	l := roles("chief:1:1,evaluator:0:1,ps:2:1,worker:2:1")
 	tests := []struct {
 		name   string
@@ -94,9 +97,9 @@ func TestTeardownTypes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := &supervise.Config{Layout: l, CleanPodPolicy: tt.policy}
-			if diff := cmp.Diff(tt.want, cfg.TeardownTypes(in(tt.states, ok, bad), tt.self)); diff != "" {
-				t.Errorf("TeardownTypes (-want +got):\n%s", diff)
+			j := &supervise.Job{Layout: l, CleanPodPolicy: tt.policy}
+			if diff := cmp.Diff(tt.want, j.StopTypes(in(tt.states, ok, bad), tt.self)); diff != "" {
+				t.Errorf("StopTypes (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -114,7 +117,7 @@ func TestIsMaster(t *testing.T) {
 		{"ps:1:1,worker:2:1", supervise.Ref{Type: "worker", Index: 1}, false},
 		{"ps:1:1,worker:2:1", supervise.Ref{Type: "ps"}, false},
 	} {
-		cfg := &supervise.Config{Layout: roles(tc.layout), Self: tc.self}
+		cfg := &supervise.Config{Job: &supervise.Job{Layout: roles(tc.layout)}, Self: tc.self}
 		if got := cfg.IsMaster(); got != tc.want {
 			t.Errorf("%s as %s: IsMaster = %v, want %v", tc.layout, tc.self, got, tc.want)
 		}
@@ -135,12 +138,12 @@ func TestKeeper(t *testing.T) {
 		{"tuner:2:1,tunerserver:1:1", "", supervise.Ref{Type: "tuner"}},
 		{"evaluator:1:1,ps:1:1", "", supervise.Ref{Type: "evaluator"}},
 	} {
-		cfg := &supervise.Config{Layout: roles(tc.layout)}
+		j := &supervise.Job{Layout: roles(tc.layout)}
 		if tc.success != "" {
 			ref, _ := supervise.ParseRef(tc.success)
-			cfg.SuccessReplica = &ref
+			j.SuccessReplica = &ref
 		}
-		if got := cfg.Keeper(); got != tc.want {
+		if got := j.Keeper(); got != tc.want {
 			t.Errorf("%s: Keeper = %s, want %s", tc.layout, got, tc.want)
 		}
 	}

@@ -47,8 +47,8 @@ func TestJobSucceededByWorkers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := &supervise.Config{Layout: roles(tt.roles), SuccessWorkers: half, Self: supervise.Ref{Type: "worker"}}
-			if got := cfg.JobSucceeded(in(tt.states, ok)); got != tt.want {
+			cfg := &supervise.Config{Job: &supervise.Job{Layout: roles(tt.roles), SuccessWorkers: half}, Self: supervise.Ref{Type: "worker"}}
+			if got := cfg.Job.JobSucceeded(in(tt.states, ok)); got != tt.want {
 				t.Errorf("JobSucceeded = %v, want %v", got, tt.want)
 			}
 		})

@@ -3,7 +3,6 @@ package supervise
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/tfgen/tfgen/pkg/record"
 )
@@ -31,7 +30,7 @@ func (r *replica) hold() (why string, final bool) {
 		return "the job has ended (" + endReason(r.job) + ")", true
 	case r.rec.State == record.StateSucceeded || r.job.HasSucceeded(self.Type, self.Index):
 		return "replica " + self.String() + " has already succeeded", true
-	case r.rec.State == record.StateFailed:
+	case r.rec.State == record.StateFailed || r.job.HasFailed(self.Type, self.Index):
 		return "replica " + self.String() + " has failed", true
 	case r.pastDeadline():
 		return "the job ran past its active deadline", true
@@ -44,7 +43,7 @@ func (r *replica) hold() (why string, final bool) {
 // pastDeadline reports whether the job's active deadline, counted from
 // its recorded start, has passed (the keeper then fails the job).
 func (r *replica) pastDeadline() bool {
-	d := r.cfg.ActiveDeadline
+	d := r.cfg.Job.ActiveDeadline
 	return d > 0 && r.job.StartTime != nil && !r.clock.Now().Before(r.job.StartTime.Add(d))
 }
 
@@ -66,16 +65,16 @@ func (r *replica) stopFor() string {
 // jobRestart reports whether, under restart scope Job, the job has
 // restarted since this replica's training process last started.
 func (r *replica) jobRestart() bool {
-	return r.cfg.RestartScope == RestartScopeJob && r.job.RestartGeneration > r.rec.Generation
+	return r.cfg.Job.RestartScope == RestartScopeJob && r.job.RestartGeneration > r.rec.Generation
 }
 
 // granted reports whether the replica may restart: there is no
 // backoffLimit, or the keeper granted its next restart.
 func (r *replica) granted() bool {
-	if r.cfg.RestartScope == RestartScopeJob {
+	if r.cfg.Job.RestartScope == RestartScopeJob {
 		return r.jobRestart() // every replica restarts together
 	}
-	return r.cfg.BackoffLimit == nil || r.job.RestartGrants[r.cfg.Self.String()] > r.rec.Restarts
+	return r.cfg.Job.BackoffLimit == nil || r.job.RestartGrants[r.cfg.Self.String()] > r.rec.Restarts
 }
 
 // report publishes the record with events.
@@ -89,7 +88,7 @@ func (r *replica) report(events ...Event) {
 func (r *replica) running(restart bool) {
 	own := r.rec.Reason != ReasonJobRestart // a restart after its own failure, not another's
 	r.rec.State, r.rec.Reason, r.rec.Message = record.StateRunning, "Started", ""
-	rep := Report{Spread: r.cfg.spread()}
+	rep := Report{Spread: r.cfg.Job.spread()}
 	if restart {
 		if own {
 			r.rec.Restarts++
@@ -157,26 +156,15 @@ func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 	default:
 		fail(ex.Reason, fmt.Sprintf("replica %s exited with code %d, which its restart policy %s does not retry", self, ex.Code, pol.Restart))
 	}
-	if ex.Tail != "" && r.rec.State != record.StateSucceeded {
+	if ex.Tail != "" {
 		r.rec.LogTail = record.Tail(ex.Tail)
 	}
 	rep := Report{Replica: r.rec, Exit: &ex, Events: events}
 	if stopped == ReasonJobEnded {
-		rep.Spread = r.cfg.spread()
+		rep.Spread = r.cfg.Job.spread()
 	}
 	r.rep.Report(rep)
 	return restart
-}
-
-// spread is how long reports made by every replica at the job's end may
-// wait: 2 ms per replica, at most 5 s, so that the API server takes them
-// at a steady rate.
-func (c *Config) spread() time.Duration {
-	var n int32
-	for _, r := range c.Layout.Roles {
-		n += r.Replicas
-	}
-	return min(time.Duration(n)*2*time.Millisecond, 5*time.Second)
 }
 
 // noRestart records that a replica waiting to restart will not, because
@@ -198,7 +186,7 @@ var stopWhy = map[string]string{
 // refused records that the restart the replica waited for will not come:
 // the job failed at its backoff limit.
 func (r *replica) refused() {
-	note := fmt.Sprintf("replica %s cannot restart: the job has used its backoff limit of %d restarts", r.cfg.Self, *r.cfg.BackoffLimit)
+	note := fmt.Sprintf("replica %s cannot restart: the job has used its backoff limit of %d restarts", r.cfg.Self, *r.cfg.Job.BackoffLimit)
 	r.rec.State, r.rec.Reason, r.rec.Message = record.StateFailed, ReasonBackoffLimitExceeded, note
 	r.report(Event{Type: "Warning", Reason: ReasonReplicaFailed, Action: "Fail", Note: note})
 }

@@ -21,13 +21,10 @@ type Supervisor struct {
 	Config *Config
 	// Runner starts the training process.
 	Runner Runner
-	// Store holds the job's status, which the Supervisor follows.
-	Store record.Store
+	// Status is the job's status, which the Supervisor follows.
+	Status record.Source
 	// Reporter publishes the replica's record and Events.
 	Reporter Reporter
-	// Teardown stops replicas once the job's TTL after finishing has
-	// passed; nil stops nothing.
-	Teardown Teardown
 	// Clock; nil is the system clock.
 	Clock Clock
 	// Signals the supervisor received; each is forwarded to the training
@@ -65,8 +62,6 @@ type wrap struct {
 	started   time.Time // of the last run
 	done      bool      // the replica will not train again here
 	leaving   bool      // supervision is being stopped: return after the exit
-	ttl       <-chan time.Time
-	ttlArmed  bool
 }
 
 // Run supervises cmd until this replica is done (or, with Linger, until
@@ -87,7 +82,7 @@ func (s *Supervisor) Run(ctx context.Context, cmd Command) Result {
 	// process is being stopped after ctx ended.
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	jobs := s.Store.Watch(wctx)
+	jobs := s.Status.Watch(wctx)
 	done := ctx.Done()
 	// An earlier supervisor in this pod was about to restart the process.
 	w.waiting, w.backedOff = w.r.rec.State == record.StateRestarting, true
@@ -111,9 +106,6 @@ func (s *Supervisor) Run(ctx context.Context, cmd Command) Result {
 			w.kill = nil
 			w.Config.Logf("grace period over: SIGKILL to process group %d", w.proc.Pid())
 			_ = w.proc.Kill()
-		case <-w.ttl:
-			w.ttl = nil
-			w.expire(ctx)
 		case sig := <-s.Signals:
 			if !isStop(sig) {
 				w.forward(sig)
@@ -162,7 +154,6 @@ func (w *wrap) step() {
 			w.done = true
 		}
 	}
-	w.armTTL()
 }
 
 // start starts the training process; a process that cannot be started
@@ -288,7 +279,7 @@ func (w *wrap) stop(why string, sig os.Signal) bool {
 		// The job may have failed for want of this restart: its status
 		// says, if the watch has not yet.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		if s, err := w.Store.Get(ctx); err == nil {
+		if s, err := w.Status.Get(ctx); err == nil {
 			w.r.job = s
 		}
 		cancel()
@@ -313,21 +304,8 @@ func (w *wrap) forward(sig os.Signal) {
 
 // finish delivers the reports and returns the result.
 func (w *wrap) finish(ctx context.Context) Result {
-	flush(ctx, w.Config, w.Reporter)
+	flush(ctx, w.Config.Logf, w.Reporter)
 	return w.r.result()
-}
-
-// armTTL sets the TTL timer once the job has ended, if this replica is the
-// one to stop every replica when the TTL has passed (and it can: wrap
-// mode's sidecar does it when the Supervisor has no Teardown).
-func (w *wrap) armTTL() {
-	if !w.ttlArmed && w.Teardown != nil {
-		w.ttl, w.ttlArmed = ttlTimer(w.Config, w.r.job, w.clock)
-	}
-}
-
-func (w *wrap) expire(ctx context.Context) {
-	expireTTL(ctx, w.Config, w.Reporter, w.Teardown)
 }
 
 func startFailure(err error) Exit {

@@ -59,7 +59,7 @@ func TestRestartPolicies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := config(tt.policy)
-			cfg.Policy.RetryableExitCodes, cfg.Policy.MaxRestarts, cfg.BackoffLimit = tt.retryable, tt.maxRestarts, tt.backoffLimit
+			cfg.Policy.RetryableExitCodes, cfg.Policy.MaxRestarts, cfg.Job.BackoffLimit = tt.retryable, tt.maxRestarts, tt.backoffLimit
 			f := newFixture(t, cfg, true)
 			sc := newScript(t)
 			res := f.run(t, sc.command(tt.codes...))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tfgen/tfgen/pkg/record"
 )
@@ -71,13 +70,10 @@ type Watcher struct {
 	// Statuses delivers the training container's status whenever the
 	// pod changes; Run returns when it is closed.
 	Statuses <-chan ContainerStatus
-	// Store holds the job's status, which the Watcher follows.
-	Store record.Store
+	// Status is the job's status, which the Watcher follows.
+	Status record.Source
 	// Reporter publishes the replica's record and Events.
 	Reporter Reporter
-	// Teardown stops replicas once the job's TTL after finishing has
-	// passed; nil stops nothing.
-	Teardown Teardown
 	// Clock; nil is the system clock.
 	Clock Clock
 	// Previous is the replica's record as its pod carries it (an earlier
@@ -97,11 +93,9 @@ func (w *Watcher) Run(ctx context.Context) Result {
 	if w.Previous != nil {
 		r.rec = *w.Previous
 	}
-	jobs := w.Store.Watch(ctx)
+	jobs := w.Status.Watch(ctx)
 	statuses := w.Statuses
 	done := false
-	var ttl <-chan time.Time
-	ttlArmed := false
 	for {
 		// The container's statuses are read once the job's status is known.
 		var follow <-chan ContainerStatus
@@ -110,7 +104,7 @@ func (w *Watcher) Run(ctx context.Context) Result {
 		}
 		select {
 		case <-ctx.Done():
-			flush(ctx, w.Config, w.Reporter)
+			flush(ctx, w.Config.Logf, w.Reporter)
 			return r.result()
 		case st, ok := <-jobs:
 			if !ok { // only when ctx is done
@@ -130,12 +124,6 @@ func (w *Watcher) Run(ctx context.Context) Result {
 				r.rec.State, r.rec.Reason, r.rec.Message = record.StateStopped, ReasonJobEnded, "the job ended: the clean pod policy's teardown stops the training container"
 				r.report()
 			}
-			if !ttlArmed {
-				ttl, ttlArmed = ttlTimer(w.Config, st, clock)
-			}
-		case <-ttl:
-			ttl = nil
-			expireTTL(ctx, w.Config, w.Reporter, w.Teardown)
 		case st, ok := <-follow:
 			if !ok { // only when ctx is done, in a pod
 				statuses = nil
@@ -189,7 +177,7 @@ func (w *Watcher) follow(r *replica, st ContainerStatus) bool {
 // replica may train. When it may not (the job ended, the replica already
 // succeeded or failed), the replica is reported Idle and Hold returns
 // true; the caller then holds the pod until it is stopped.
-func Hold(ctx context.Context, cfg *Config, store record.Store, rep Reporter, prev *record.Replica) (bool, error) {
+func Hold(ctx context.Context, cfg *Config, status record.Source, rep Reporter, prev *record.Replica) (bool, error) {
 	r := &replica{cfg: cfg, rep: rep, clock: RealClock{}}
 	if prev != nil {
 		r.rec = *prev
@@ -197,7 +185,7 @@ func Hold(ctx context.Context, cfg *Config, store record.Store, rep Reporter, pr
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	select {
-	case st, ok := <-store.Watch(wctx):
+	case st, ok := <-status.Watch(wctx):
 		if !ok {
 			return false, ctx.Err()
 		}
@@ -214,6 +202,6 @@ func Hold(ctx context.Context, cfg *Config, store record.Store, rep Reporter, pr
 	} else {
 		cfg.Logf("not training: %s; holding the pod until stopped", why)
 	}
-	flush(ctx, cfg, rep)
+	flush(ctx, cfg.Logf, rep)
 	return true, nil
 }

@@ -2,7 +2,6 @@ package supervise_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -46,8 +45,8 @@ func (f *fixture) watch(t *testing.T, pod string, prev *record.Replica, statuses
 		ch <- s
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &supervise.Watcher{Config: f.cfg, Statuses: ch, Store: f.store, Reporter: report.Multi{f.rep, f.board.PodReporter(f.cfg.Self, pod)},
-		Teardown: f.td, Clock: f.clock, Previous: prev}
+	w := &supervise.Watcher{Config: f.cfg, Statuses: ch, Status: f.store, Reporter: report.Multi{f.rep, f.board.PodReporter(f.cfg.Self, pod)},
+		Clock: f.clock, Previous: prev}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -60,7 +59,7 @@ func (f *fixture) watch(t *testing.T, pod string, prev *record.Replica, statuses
 
 func TestWatcherCountsEachExitOnce(t *testing.T) {
 	cfg := config(supervise.OnFailure)
-	cfg.Layout, cfg.Self, cfg.BackoffLimit = layout(), supervise.Ref{Type: "worker", Index: 1}, ptr[int32](2)
+	cfg.Job.Layout, cfg.Self, cfg.Job.BackoffLimit = layout(), supervise.Ref{Type: "worker", Index: 1}, ptr[int32](2)
 	f := newFixture(t, cfg, true)
 	stop := f.keep(t)
 	sts := kubelet("pod-a", 1)
@@ -85,8 +84,8 @@ func TestWatcherCountsEachExitOnce(t *testing.T) {
 	if c := s.Condition(record.JobFailed); c == nil || c.Reason != supervise.ReasonBackoffLimitExceeded {
 		t.Errorf("Failed condition %+v, want BackoffLimitExceeded", c)
 	}
-	if diff := cmp.Diff([][]string{{"ps", "worker", "chief"}}, f.td.calls); diff != "" {
-		t.Errorf("teardown (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"ps to 0", "worker to 0", "chief to 0"}, f.sc.scaledTo()); diff != "" {
+		t.Errorf("scaled (-want +got):\n%s", diff)
 	}
 }
 
@@ -109,7 +108,7 @@ func TestWatcherNewPodCountsAgain(t *testing.T) {
 
 func TestWatcherSuccess(t *testing.T) {
 	cfg := config(supervise.OnFailure)
-	cfg.Layout, cfg.Self = layout(), supervise.Ref{Type: "chief"}
+	cfg.Job.Layout, cfg.Self = layout(), supervise.Ref{Type: "chief"}
 	f := newFixture(t, cfg, true)
 	stop := f.keep(t)
 	f.watch(t, "pod-a", nil, kubelet("pod-a", 0), (*record.Status).Ended)
@@ -120,8 +119,8 @@ func TestWatcherSuccess(t *testing.T) {
 	if diff := cmp.Diff([]string{"JobSucceeded", "Teardown"}, f.jobRep.events()); diff != "" {
 		t.Errorf("the keeper's events (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([][]string{{"ps", "worker"}}, f.td.calls); diff != "" {
-		t.Errorf("teardown (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"ps to 0", "worker to 0", "chief to 0"}, f.sc.scaledTo()); diff != "" {
+		t.Errorf("scaled (-want +got):\n%s", diff)
 	}
 }
 
@@ -191,7 +190,7 @@ func TestWatcherDisruption(t *testing.T) {
 	for _, why := range []string{"deleted", "DisruptionTarget: EvictionByEvictionAPI", "DisruptionTarget: PreemptionByScheduler", "Evicted", ""} {
 		t.Run(why, func(t *testing.T) {
 			cfg := config(supervise.ExitCode)
-			cfg.BackoffLimit, cfg.Policy.MaxRestarts = ptr[int32](0), ptr[int32](0)
+			cfg.Job.BackoffLimit, cfg.Policy.MaxRestarts = ptr[int32](0), ptr[int32](0)
 			f := newFixture(t, cfg, true)
 			stop := f.keep(t)
 			killed := kubelet("pod-a", 137)
@@ -221,35 +220,26 @@ func TestWatcherDisruption(t *testing.T) {
 // TestWatcherStoppedAwaitsTeardown: in sidecar mode a parameter server
 // still running when the chief succeeds cannot be stopped by its watcher;
 // the watcher says Stopped at once, so under cleanPodPolicy Running the
-// keeper scales the PS away at once instead of after settleTimeout.
+// keeper releases the PS at once instead of after settleTimeout.
 func TestWatcherStoppedAwaitsTeardown(t *testing.T) {
 	cfg := config(supervise.Never)
-	cfg.Layout, cfg.Self = layout(), supervise.Ref{Type: "ps"}
+	cfg.Job.Layout, cfg.Self = layout(), supervise.Ref{Type: "ps"}
 	f := newFixture(t, cfg, true)
-	f.td.stopped = make(chan []string, 4)
 	f.keep(t)
 	// The PS's container runs; then the chief succeeds.
 	statuses := make(chan supervise.ContainerStatus, 1)
 	statuses <- supervise.ContainerStatus{PodUID: "pod-ps", Running: true}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := &supervise.Watcher{Config: f.cfg, Statuses: statuses, Store: f.store, Reporter: report.Multi{f.rep, f.board.PodReporter(f.cfg.Self, "pod-ps")},
-		Teardown: f.td, Clock: f.clock}
+	w := &supervise.Watcher{Config: f.cfg, Statuses: statuses, Status: f.store, Reporter: report.Multi{f.rep, f.board.PodReporter(f.cfg.Self, "pod-ps")},
+		Clock: f.clock}
 	go w.Run(ctx)
 	waitStatus(t, f.store, "the job started", func(s *record.Status) bool { return s.StartTime != nil })
 	f.board.PodReporter(supervise.Ref{Type: "chief"}, "pod-chief").Report(supervise.Report{Replica: record.Replica{State: record.StateSucceeded}})
-	deadline := time.After(10 * time.Second) // settleTimeout is a minute
-	for {
-		select {
-		case types := <-f.td.stopped:
-			if slices.Contains(types, "ps") {
-				if e := f.replica(t); e.State != record.StateStopped {
-					t.Errorf("the PS's record %+v, want Stopped", e)
-				}
-				return
-			}
-		case <-deadline:
-			t.Fatalf("the PS was not torn down; status %+v", f.status(t))
-		}
+	// The workers never ran: they go at once. settleTimeout is a minute,
+	// and the keeper's clock is the real one.
+	f.sc.await(t, "worker to 0", "ps to 0", "chief to 0")
+	if e := f.replica(t); e.State != record.StateStopped {
+		t.Errorf("the PS's record %+v, want Stopped", e)
 	}
 }

@@ -18,7 +18,9 @@ cannot hold back once it runs, so a pod recreated after the job ended (by an
 eviction, a drain, node loss) or after its replica finished would train
 again. tfsupervisor hold reads the job's status first: it exits 0 when the
 replica may train; otherwise it reports the replica Idle and waits for
-SIGTERM, so that the pod never gets past its init containers.
+SIGTERM, so that the pod never gets past its init containers. In the
+keeper's replica it keeps the job meanwhile, so that a keeper's pod
+recreated after the job ended still finishes the job's teardown.
 
 Example:
   tfsupervisor hold --job mnist --roles ps:1:2222,worker:2:2222 --replica-type worker`
@@ -48,14 +50,16 @@ func (o *options) hold(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := connect(ctx, cfg, false, stderr)
+	d, err := connect(ctx, cfg, true, stderr)
 	if err != nil {
 		return err
 	}
 	if d.client == nil {
 		return errors.New("hold reads the job's status through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
 	}
-	held, err := supervise.Hold(ctx, cfg, d.store, d.reporter, d.previous)
+	stopKeeper := d.keep(ctx)
+	defer stopKeeper()
+	held, err := supervise.Hold(ctx, cfg, d.status, d.reporter, d.previous)
 	if err != nil || !held {
 		return err
 	}

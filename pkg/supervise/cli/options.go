@@ -121,14 +121,15 @@ func (o *options) Config(id identity) (*supervise.Config, error) {
 			errs = append(errs, err)
 		}
 	}
-	c := &supervise.Config{Job: o.job, Namespace: id.namespace, Pod: id.pod, ActiveDeadline: o.activeDeadline,
-		SuccessPolicy: o.successPolicy, GracePeriod: o.gracePeriod, EvaluatorGrace: o.evaluatorGrace,
-		RestartScope: o.restartScope}
-	c.Layout = &cluster.Layout{Job: o.job, Framework: o.framework, ClusterDomain: o.clusterDomain,
+	j := &supervise.Job{Name: o.job, Namespace: id.namespace, ActiveDeadline: o.activeDeadline,
+		SuccessPolicy: o.successPolicy, EvaluatorGrace: o.evaluatorGrace, RestartScope: o.restartScope,
+		BackoffLimit: o.backoffLimit.n}
+	j.Layout = &cluster.Layout{Job: o.job, Framework: o.framework, ClusterDomain: o.clusterDomain,
 		ExcludeEvaluator: o.excludeEvaluator, Sparse: o.sparse}
+	c := &supervise.Config{Job: j, Pod: id.pod, GracePeriod: o.gracePeriod}
 	var err error
 	if o.roles != "" {
-		c.Layout.Roles, err = cluster.ParseRoles(o.roles)
+		j.Layout.Roles, err = cluster.ParseRoles(o.roles)
 		add(err)
 	}
 	c.Self.Type = strings.ToLower(o.replicaType)
@@ -152,25 +153,24 @@ func (o *options) Config(id identity) (*supervise.Config, error) {
 	c.Policy.Backoff, err = supervise.ParseBackoff(o.restartBackoff)
 	add(err)
 	c.Policy.MaxRestarts = o.maxRestarts.n
-	c.BackoffLimit = o.backoffLimit.n
 	if o.successReplica != "" {
 		ref, err := supervise.ParseRef(o.successReplica)
 		add(err)
-		c.SuccessReplica = &ref
+		j.SuccessReplica = &ref
 	}
 	if o.successWorkers != "" {
 		q, err := supervise.ParseQuota(o.successWorkers)
 		add(err)
-		c.SuccessWorkers = &q
+		j.SuccessWorkers = &q
 	}
-	c.CleanPodPolicy, err = supervise.ParseCleanPodPolicy(o.cleanPodPolicy)
+	j.CleanPodPolicy, err = supervise.ParseCleanPodPolicy(o.cleanPodPolicy)
 	add(err)
 	if o.ttlAfterFinished != "" {
 		d, err := time.ParseDuration(o.ttlAfterFinished)
 		if err != nil || d < 0 {
 			add(fmt.Errorf("ttl after finished %q: want a duration such as 600s", o.ttlAfterFinished))
 		}
-		c.TTLAfterFinished = &d
+		j.TTLAfterFinished = &d
 	}
 	if len(errs) == 0 {
 		add(c.Validate())

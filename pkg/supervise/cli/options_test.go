@@ -41,15 +41,15 @@ func TestConfigFromFlagsAndEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Logf = nil
-	want := &supervise.Config{Job: "mnist", Namespace: "ml", Pod: "mnist-worker-2",
+	job := &supervise.Job{Name: "mnist", Namespace: "ml",
 		Layout: &cluster.Layout{Job: "mnist", Framework: "tensorflow", ExcludeEvaluator: true,
 			Roles: []cluster.Role{{Type: "chief", Replicas: 1, Port: 2222}, {Type: "worker", Replicas: 3, Port: 2222}}},
-		Self: supervise.Ref{Type: "worker", Index: 2},
+		BackoffLimit: ptr[int32](6), ActiveDeadline: time.Hour, SuccessReplica: &supervise.Ref{Type: "worker", Index: 1},
+		CleanPodPolicy: supervise.CleanAll, TTLAfterFinished: ptr(time.Duration(0)), EvaluatorGrace: 90 * time.Second}
+	want := &supervise.Config{Job: job, Pod: "mnist-worker-2", Self: supervise.Ref{Type: "worker", Index: 2},
 		Policy: supervise.Policy{Restart: supervise.ExitCode, RetryableExitCodes: []int32{130, 137}, MaxRestarts: ptr[int32](4),
 			Backoff: supervise.Backoff{Initial: 2 * time.Second, Max: time.Minute}},
-		BackoffLimit: ptr[int32](6), ActiveDeadline: time.Hour, SuccessReplica: &supervise.Ref{Type: "worker", Index: 1},
-		CleanPodPolicy: supervise.CleanAll, TTLAfterFinished: ptr(time.Duration(0)), GracePeriod: 30 * time.Second, TeardownTimeout: 2 * time.Minute,
-		EvaluatorGrace: 90 * time.Second}
+		GracePeriod: 30 * time.Second}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("Config (-want +got); a flag wins over its variable:\n%s", diff)
 	}
@@ -100,14 +100,14 @@ func TestLimitsUnsetOrCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Policy.MaxRestarts != nil || cfg.BackoffLimit != nil {
-		t.Errorf("unset: max restarts %v, backoff limit %v; want no limit", cfg.Policy.MaxRestarts, cfg.BackoffLimit)
+	if cfg.Policy.MaxRestarts != nil || cfg.Job.BackoffLimit != nil {
+		t.Errorf("unset: max restarts %v, backoff limit %v; want no limit", cfg.Policy.MaxRestarts, cfg.Job.BackoffLimit)
 	}
 	cfg, err = parse(t, []string{"--job", "mnist", "--max-restarts", "0", "--backoff-limit", "2"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]*int32{ptr[int32](0), ptr[int32](2)}, []*int32{cfg.Policy.MaxRestarts, cfg.BackoffLimit}); diff != "" {
+	if diff := cmp.Diff([]*int32{ptr[int32](0), ptr[int32](2)}, []*int32{cfg.Policy.MaxRestarts, cfg.Job.BackoffLimit}); diff != "" {
 		t.Errorf("limits (-want +got):\n%s", diff)
 	}
 }
@@ -144,8 +144,8 @@ func TestTypeFromPod(t *testing.T) {
 func TestChildEnv(t *testing.T) {
 	t.Setenv("TF_CONFIG", "stale")
 	t.Setenv("KEEP", "1")
-	cfg := &supervise.Config{Namespace: "ns", Self: supervise.Ref{Type: "worker", Index: 1},
-		Layout: &cluster.Layout{Job: "j", Roles: []cluster.Role{{Type: "worker", Replicas: 2, Port: 2222}}}}
+	cfg := &supervise.Config{Self: supervise.Ref{Type: "worker", Index: 1}, Job: &supervise.Job{Namespace: "ns",
+		Layout: &cluster.Layout{Job: "j", Roles: []cluster.Role{{Type: "worker", Replicas: 2, Port: 2222}}}}}
 	env, err := childEnv(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -83,8 +83,8 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	stopKeeper := d.keep(ctx)
 	// In a pod the supervisor stays once its replica is done: the kubelet
 	// would only start it again, and it may host the job's keeper.
-	sup := &supervise.Supervisor{Config: cfg, Runner: proc.GatedRunner{Runner: proc.NewRunner(cfg.Logf), Ready: ready}, Store: d.store,
-		Reporter: d.reporter, Teardown: d.teardown, Signals: sigs, Previous: d.previous, Linger: d.inPod}
+	sup := &supervise.Supervisor{Config: cfg, Runner: proc.GatedRunner{Runner: proc.NewRunner(cfg.Logf), Ready: ready}, Status: d.status,
+		Reporter: d.reporter, Signals: sigs, Previous: d.previous, Linger: d.inPod}
 	// The end of the output goes into the replica's record, where it
 	// outlives the pod. A terminal (tty: true) is left to the process.
 	if !term.IsTerminal(int(os.Stdout.Fd())) {

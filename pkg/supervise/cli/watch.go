@@ -72,7 +72,7 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	if cfg.RestartScope == supervise.RestartScopeJob {
+	if cfg.Job.RestartScope == supervise.RestartScopeJob {
 		return errors.New("restart scope Job restarts training processes in place, which only wrap mode (tfsupervisor run) can do")
 	}
 	d, err := connect(ctx, cfg, true, stderr)
@@ -83,9 +83,9 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 		return errors.New("watch follows its pod through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
 	}
 	stopKeeper := d.keep(ctx)
-	pods := d.client.WatchPod(ctx, cfg.Namespace, cfg.Pod, cfg.Logf)
+	pods := d.client.WatchPod(ctx, cfg.Job.Namespace, cfg.Pod, cfg.Logf)
 	w := &supervise.Watcher{Config: cfg, Statuses: containerStatuses(ctx, pods, container),
-		Store: d.store, Reporter: d.reporter, Teardown: d.teardown, Previous: d.previous}
+		Status: d.status, Reporter: d.reporter, Previous: d.previous}
 	res := w.Run(ctx)
 	stopKeeper()
 	if err := writeTermination(o.terminationLog, res); err != nil {
@@ -95,8 +95,8 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 }
 
 // serve is wrap mode's sidecar: it relays the training container's reports
-// to the API server and the job's status back, runs the keeper in the
-// keeper's replica, and the TTL after finishing.
+// to the API server and the job's status back, and runs the keeper in the
+// keeper's replica.
 func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -116,14 +116,8 @@ func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	stopKeeper := d.keep(ctx)
-	ttlDone := make(chan struct{})
-	go func() {
-		defer close(ttlDone)
-		supervise.RunTTL(ctx, cfg, d.store, d.reporter, d.teardown)
-	}()
-	srv := &relay.Server{Store: d.store, Reporter: d.reporter, Previous: d.previous, Drain: cfg.GracePeriod + drainMargin, Logf: cfg.Logf}
+	srv := &relay.Server{Status: d.status, Reporter: d.reporter, Previous: d.previous, Drain: cfg.GracePeriod + drainMargin, Logf: cfg.Logf}
 	srv.Serve(ctx, ln)
-	<-ttlDone
 	stopKeeper()
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()

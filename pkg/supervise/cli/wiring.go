@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,7 +19,6 @@ import (
 	"github.com/tfgen/tfgen/pkg/supervise/podwatch"
 	"github.com/tfgen/tfgen/pkg/supervise/relay"
 	"github.com/tfgen/tfgen/pkg/supervise/report"
-	"github.com/tfgen/tfgen/pkg/supervise/teardown"
 )
 
 // Kubeflow pod labels that need the replica's ordinal.
@@ -31,18 +29,17 @@ const (
 
 // deps are supervise's real parts.
 type deps struct {
-	store    record.Store
+	status   record.Source
 	reporter supervise.Reporter
-	teardown supervise.Teardown
 	previous *record.Replica // the replica's record as its pod carries it
 	client   *kube.Client    // nil when standalone or relayed
 	keeper   *supervise.Keeper
 	inPod    bool // supervising in a pod: the replica lingers when done
 }
 
-// connect wires the record, reporter, teardown and, in the keeper's
-// replica when keep is set, the keeper: through the API server when there
-// is one, else in memory and on stderr (with a keeper of this replica
+// connect wires the status, the reporter and, in the keeper's replica
+// when keep is set, the keeper: through the API server when there is
+// one, else in memory and on stderr (with a keeper of this replica
 // alone).
 func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Writer) (*deps, error) {
 	log := &report.Log{W: stderr, Replica: cfg.Self.String()}
@@ -52,12 +49,13 @@ func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Wr
 	}
 	if rc == nil {
 		cfg.Logf("no cluster (neither KUBERNETES_SERVICE_HOST nor KUBECONFIG is set): supervising standalone, reporting to stderr")
-		b := board.New()
-		d := &deps{store: &record.Memory{}, reporter: report.Multi{log, b.Reporter(cfg.Self)}}
-		d.keeper = &supervise.Keeper{Config: cfg, Replicas: b, Store: d.store, Reporter: log}
+		b, store := board.New(), &record.Memory{}
+		d := &deps{status: store, reporter: report.Multi{log, b.Reporter(cfg.Self)}}
+		d.keeper = &supervise.Keeper{Job: cfg.Job, Replicas: b, Store: store, Reporter: log, Logf: cfg.Logf}
 		return d, nil
 	}
-	if cfg.Job == "" || cfg.Pod == "" {
+	job := cfg.Job
+	if job.Name == "" || cfg.Pod == "" {
 		return nil, errors.New("reporting to the cluster needs --job and POD_NAME")
 	}
 	client, err := kube.New(rc)
@@ -73,19 +71,20 @@ func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Wr
 		labels[LabelJobRole] = "master"
 	}
 	store := func() *record.ConfigMap {
-		return &record.ConfigMap{Client: client, Watcher: client, Namespace: cfg.Namespace, Name: cfg.Job, Logf: cfg.Logf}
+		return &record.ConfigMap{Client: client, Watcher: client, Namespace: job.Namespace, Name: job.Name, Logf: cfg.Logf}
 	}
-	reporters := report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, labels, cfg.Logf)}
-	d := &deps{store: store(), teardown: &teardown.Scaler{Client: client, Namespace: cfg.Namespace, Job: cfg.Job, Logf: cfg.Logf}, client: client, inPod: true}
+	reporters := report.Multi{log, report.NewAPI(client, job.Namespace, cfg.Pod, pod.UID, labels, cfg.Logf)}
+	d := &deps{status: store(), client: client, inPod: true}
 	if rec, ok := record.ReplicaFromAnnotations(pod.Annotations); ok {
 		d.previous = &rec
 	}
 	if keep && cfg.IsKeeper() {
-		pods := podwatch.Start(ctx, client, cfg.Namespace, cfg.Job, cfg.Logf)
+		pods := podwatch.Start(ctx, client, job.Namespace, job.Name, cfg.Logf)
 		reporters = append(reporters, pods.Reporter(cfg.Pod))
-		events := report.Multi{log, report.NewAPI(client, cfg.Namespace, cfg.Pod, pod.UID, nil, cfg.Logf)}
-		logs := &record.Logs{Client: client, Namespace: cfg.Namespace, Name: record.LogsName(cfg.Job)}
-		d.keeper = &supervise.Keeper{Config: cfg, Store: store(), Reporter: events, Teardown: d.teardown, Replicas: pods, Logs: logs}
+		events := report.Multi{log, report.NewAPI(client, job.Namespace, cfg.Pod, pod.UID, nil, cfg.Logf)}
+		logs := &record.Logs{Client: client, Namespace: job.Namespace, Name: record.LogsName(job.Name)}
+		d.keeper = &supervise.Keeper{Job: job, Store: store(), Reporter: events, Scaler: statefulSets{client, job.Namespace, job.Name},
+			Replicas: pods, Logs: logs, Logf: cfg.Logf}
 	}
 	d.reporter = reporters
 	return d, nil
@@ -104,34 +103,43 @@ func relayed(ctx context.Context, cfg *supervise.Config, socket string, stderr i
 	if err != nil {
 		return nil, err
 	}
-	return &deps{store: c, reporter: report.Multi{&report.Log{W: stderr, Replica: cfg.Self.String()}, c}, previous: prev, inPod: true}, nil
+	return &deps{status: c, reporter: report.Multi{&report.Log{W: stderr, Replica: cfg.Self.String()}, c}, previous: prev, inPod: true}, nil
 }
 
-// ownPod reads the replica's pod, retrying every answer but NotFound and
-// a bad request until ctx ends: a busy API server refuses a thousand
-// supervisors starting at once (429) for minutes, and nothing can be done
-// without the pod. Retries are jittered and honour Retry-After.
+// ownPod reads the replica's pod, retrying until ctx ends (kube.DefaultRetry):
+// a busy API server refuses a thousand supervisors starting at once (429)
+// for minutes, and nothing can be done without the pod.
 func ownPod(ctx context.Context, client *kube.Client, cfg *supervise.Config) (*kube.Pod, error) {
-	delay := 100 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		pod, err := client.GetPod(ctx, cfg.Namespace, cfg.Pod)
-		if err == nil || kube.IsPermanent(err) {
-			return pod, err
-		}
-		wait := delay/2 + rand.N(delay/2+1)
-		if ra := kube.RetryAfter(err); ra > 0 {
-			wait = ra + rand.N(ra)
-		}
+	var pod *kube.Pod
+	err := kube.DefaultRetry.Do(ctx, func(ctx context.Context) (err error) {
+		pod, err = client.GetPod(ctx, cfg.Job.Namespace, cfg.Pod)
+		return err
+	}, func(attempt int, err error, wait time.Duration) {
 		if attempt <= 3 || attempt%10 == 0 {
 			cfg.Logf("read own pod: %v; again in %v", err, wait.Round(time.Millisecond))
 		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("read own pod %s/%s: %w", cfg.Namespace, cfg.Pod, err)
-		case <-time.After(wait):
-		}
-		delay = min(2*delay, 5*time.Second)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read own pod %s/%s: %w", cfg.Job.Namespace, cfg.Pod, err)
 	}
+	return pod, nil
+}
+
+// statefulSets scales the job's StatefulSets, J-<type>, through their
+// scale subresource.
+type statefulSets struct {
+	client  *kube.Client
+	ns, job string
+}
+
+var _ supervise.Scaler = statefulSets{}
+
+// Scale implements supervise.Scaler.
+func (s statefulSets) Scale(ctx context.Context, t string, n int32) error {
+	if err := s.client.ScaleStatefulSet(ctx, s.ns, s.job+"-"+t, n); err != nil && !kube.IsNotFound(err) {
+		return err
+	}
+	return nil
 }
 
 // keep runs the keeper, if there is one, until the returned stop is
@@ -156,10 +164,11 @@ func (d *deps) keep(ctx context.Context) (stop func()) {
 // (or MX_CONFIG and DMLC_*) set; no roles, no additions.
 func childEnv(cfg *supervise.Config) ([]string, error) {
 	env := os.Environ()
-	if len(cfg.Layout.Roles) == 0 {
+	layout := cfg.Job.Layout
+	if len(layout.Roles) == 0 {
 		return env, nil
 	}
-	vars, err := cfg.Layout.Env(cfg.Self.Type, cfg.Self.Index, cfg.Namespace)
+	vars, err := layout.Env(cfg.Self.Type, cfg.Self.Index, cfg.Job.Namespace)
 	if err != nil {
 		return nil, err
 	}

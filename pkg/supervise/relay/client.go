@@ -10,12 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tfgen/tfgen/pkg/kube"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
 )
 
 // Client is the training container's end: a supervise.Reporter whose
-// reports go to the server, and a record.Store of the job's status as the
+// reports go to the server, and a record.Source of the job's status as the
 // server sends it (read-only). Report never waits; when the server goes
 // away (its container restarted), the client connects again, sends the
 // replica's latest record first, then what was queued.
@@ -38,7 +39,7 @@ type Client struct {
 
 var (
 	_ supervise.Reporter = (*Client)(nil)
-	_ record.Store       = (*Client)(nil)
+	_ record.Source      = (*Client)(nil)
 )
 
 // Dial connects to the server at path, retrying until ctx ends (the
@@ -56,21 +57,19 @@ func Dial(ctx context.Context, path string, logf func(string, ...any)) (*Client,
 	return c, h.Previous, nil
 }
 
+// dialRetry paces the dials of a sidecar that does not listen yet.
+var dialRetry = kube.Retry{Initial: 10 * time.Millisecond, Max: time.Second}
+
 // connect dials until it is answered with a hello.
-func (c *Client) connect(ctx context.Context) (net.Conn, *hello, error) {
-	delay := 10 * time.Millisecond
-	for {
-		conn, h, err := c.dialOnce(ctx)
-		if err == nil {
-			return conn, h, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, nil, fmt.Errorf("relay %s: %w", c.path, err)
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, time.Second)
+func (c *Client) connect(ctx context.Context) (conn net.Conn, h *hello, err error) {
+	err = dialRetry.Do(ctx, func(ctx context.Context) (err error) {
+		conn, h, err = c.dialOnce(ctx)
+		return err
+	}, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("relay %s: %w", c.path, err)
 	}
+	return conn, h, nil
 }
 
 func (c *Client) dialOnce(ctx context.Context) (net.Conn, *hello, error) {
@@ -236,7 +235,7 @@ func (c *Client) Flush(ctx context.Context) error {
 	}
 }
 
-// Get implements record.Store: the status as last received, waiting for
+// Get implements record.Source: the status as last received, waiting for
 // the first.
 func (c *Client) Get(ctx context.Context) (*record.Status, error) {
 	for {
@@ -254,13 +253,7 @@ func (c *Client) Get(ctx context.Context) (*record.Status, error) {
 	}
 }
 
-// Update implements record.Store: the training container never writes
-// the job's status.
-func (c *Client) Update(context.Context, func(*record.Status) error) (*record.Status, error) {
-	return nil, errors.New("relay: the job's status is read-only here")
-}
-
-// Watch implements record.Store: from the first status received.
+// Watch implements record.Source: from the first status received.
 func (c *Client) Watch(ctx context.Context) <-chan *record.Status {
 	return record.Follow(ctx, func(since int) (*record.Status, int, <-chan struct{}) {
 		c.mu.Lock()

@@ -24,8 +24,8 @@ import (
 // Reporter writes only on this pod. What the training container sends is
 // untrusted, so reports are checked, trimmed and rate-limited.
 type Server struct {
-	// Store holds the job's status, sent to every client as it changes.
-	Store record.Store
+	// Status is the job's status, sent to every client as it changes.
+	Status record.Source
 	// Reporter publishes the replica's record on its own pod, and Events.
 	Reporter supervise.Reporter
 	// Previous is the replica's record as its pod carried it at start;
@@ -137,7 +137,7 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 		return
 	}
 	go func() {
-		for st := range s.Store.Watch(ctx) {
+		for st := range s.Status.Watch(ctx) {
 			if err := send(message{Status: st}); err != nil {
 				cancel()
 				return

@@ -154,7 +154,7 @@ func (a *API) patch(r supervise.Report) {
 	for k, v := range r.Annotations() {
 		ann[k] = &v
 	}
-	retry(a.logf, "report state on pod "+a.pod, 0, func(ctx context.Context) error {
+	deliver(a.logf, "report state on pod "+a.pod, recordRetry, func(ctx context.Context) error {
 		p, err := a.client.PatchPodMetadata(ctx, a.namespace, a.pod, a.labels, ann)
 		if err == nil && p.UID != "" {
 			a.mu.Lock()
@@ -185,39 +185,26 @@ func (a *API) event(e supervise.Event) {
 		Note:                note,
 		Type:                e.Type,
 	}
-	retry(a.logf, "emit event "+e.Reason, eventAttempts, func(ctx context.Context) error { return a.client.CreateEvent(ctx, ev) })
+	deliver(a.logf, "emit event "+e.Reason, eventRetry, func(ctx context.Context) error { return a.client.CreateEvent(ctx, ev) })
 }
 
-// eventAttempts is how many times an Event is tried: Events are for
-// humans, and a lost one changes nothing.
-const eventAttempts = 4
+// recordRetry delivers a replica's record until it lands: the job's
+// keeper decides from it. Each call gets 5 s.
+var recordRetry = kube.Retry{Initial: kube.DefaultRetry.Initial, Max: kube.DefaultRetry.Max, Timeout: 5 * time.Second}
 
-// retry makes attempts of call (5 s each; 0: until it succeeds), waiting
-// a jittered, doubling delay of up to 5 s in between (or between once and
-// twice what a busy API server asks, Retry-After), and gives up at once on
-// an answer that retrying cannot change. A replica's record must land:
-// the job's keeper decides from it.
-func retry(logf func(string, ...any), what string, attempts int, call func(context.Context) error) {
-	delay := 100 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := call(ctx)
-		cancel()
-		if err == nil {
-			return
-		}
-		if attempt == attempts || kube.IsPermanent(err) {
-			logf("%s: %v", what, err)
-			return
-		}
+// eventRetry tries an Event 4 times: Events are for humans, and a lost
+// one changes nothing.
+var eventRetry = kube.Retry{Initial: kube.DefaultRetry.Initial, Max: kube.DefaultRetry.Max, Timeout: 5 * time.Second, Attempts: 4}
+
+// deliver makes call by policy p, logging the fourth failure and the
+// last.
+func deliver(logf func(string, ...any), what string, p kube.Retry, call func(context.Context) error) {
+	err := p.Do(context.Background(), call, func(attempt int, err error, _ time.Duration) {
 		if attempt == 4 {
 			logf("%s: %v; trying again", what, err)
 		}
-		wait := delay/2 + rand.N(delay/2+1)
-		if ra := kube.RetryAfter(err); ra > 0 { // the API server is busy: spread the retries over what it asked
-			wait = ra + rand.N(ra)
-		}
-		time.Sleep(wait)
-		delay = min(2*delay, 5*time.Second)
+	})
+	if err != nil {
+		logf("%s: %v", what, err)
 	}
 }
