@@ -95,7 +95,8 @@ func TestDynamicWorkersBothModes(t *testing.T) {
 
 // TestEvaluatorGraceBothModes: the chief succeeds while the evaluator
 // runs; the evaluator is neither stopped nor scaled down, finishes, and
-// its success is in the job's status, in wrap and sidecar mode alike.
+// its success is in the job's status, in wrap and sidecar mode alike;
+// then the job's StatefulSets go to zero.
 func TestEvaluatorGraceBothModes(t *testing.T) {
 	for _, mode := range []string{"run", "watch"} {
 		t.Run(mode, func(t *testing.T) {
@@ -111,6 +112,9 @@ func TestEvaluatorGraceBothModes(t *testing.T) {
 			if !s.IsTrue(record.JobSucceeded) || s.EvaluatorDeadline == nil || slices.Contains(s.Stop, "evaluator") {
 				t.Fatalf("at the chief's success: conditions %+v, stop %v, evaluator deadline %v", s.Conditions, s.Stop, s.EvaluatorDeadline)
 			}
+			if got := j.replicas(); got["evaluator"] != 1 || got["chief"] != 1 {
+				t.Errorf("replicas %v while the evaluator has time: it, or the keeper waiting for it, was scaled down", got)
+			}
 			ev.exit(0, fifo)
 			s = j.waitStatus("the evaluator's outcome", func(s *record.Status) bool { return slices.Contains(s.Stop, "evaluator") })
 			if rs := s.ReplicaStatuses["Evaluator"]; rs == nil || rs.Succeeded != 1 {
@@ -119,9 +123,7 @@ func TestEvaluatorGraceBothModes(t *testing.T) {
 			if r := j.record("j-evaluator-0"); r.State != record.StateSucceeded {
 				t.Errorf("evaluator record %+v, want Succeeded", r)
 			}
-			if got := j.replicas(); got["evaluator"] != 1 {
-				t.Errorf("replicas %v: the finished evaluator was scaled down", got)
-			}
+			j.waitReplicas(map[string]int32{"chief": 0, "evaluator": 0})
 		})
 	}
 }

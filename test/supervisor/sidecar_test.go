@@ -88,7 +88,7 @@ func TestSidecar(t *testing.T) {
 	j.waitRecords(0, "the replica's record to say it succeeded after 1 restart", pod, func(r record.Replica) bool {
 		return r.State == record.StateSucceeded && r.Restarts == 1
 	})
-	j.waitReplicas(map[string]int32{"ps": 0, "worker": 1})
+	j.waitReplicas(map[string]int32{"ps": 0, "worker": 0})
 	if code := second.stop(); code != 0 {
 		t.Errorf("sidecar exit code %d, want 0\n%s", code, second.out)
 	}
