@@ -81,7 +81,7 @@ func (c *Client) LogSources(ctx context.Context, j *Job, replica string, all boo
 	}
 	r := replicaName(t, i)
 	if byName[r] == nil && kept[r] == "" {
-		return nil, fmt.Errorf("replica %s of job %s has no pod, and none of its output was kept (only that of replicas that failed or were stopped)%s", r, j.Name, keptErr)
+		return nil, fmt.Errorf("replica %s of job %s has no pod, and none of its output was kept (the output of 256 replicas at most is kept, failed ones first; in sidecar mode only that of failed containers)%s", r, j.Name, keptErr)
 	}
 	return []LogSource{source(r)}, nil
 }

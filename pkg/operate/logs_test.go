@@ -184,7 +184,7 @@ func TestLogsErrors(t *testing.T) {
 	api := &fakeAPI{pods: []corev1.Pod{pod("j-worker-0", "worker", "tensorflow")}, logs: map[string]string{}}
 	c, j := fakeJob(t, api)
 	if _, err := c.LogSources(context.Background(), j, "worker-3", false); err == nil ||
-		err.Error() != "replica worker-3 of job j has no pod, and none of its output was kept (only that of replicas that failed or were stopped)" {
+		err.Error() != "replica worker-3 of job j has no pod, and none of its output was kept (the output of 256 replicas at most is kept, failed ones first; in sidecar mode only that of failed containers)" {
 		t.Errorf("missing pod: got %v", err)
 	}
 	src, err := c.LogSources(context.Background(), j, "worker-0", false)

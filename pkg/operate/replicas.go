@@ -89,9 +89,11 @@ func (c *Client) Replicas(ctx context.Context, j *Job) ([]Replica, error) {
 		}
 		mergePod(r, p, trainingContainer(j, t, p), supervised)
 	}
-	if j.Status.Ended() {
-		for t, n := range j.Desired() {
-			for i := range n {
+	// Replicas whose pods are gone: every one once the job ended, and the
+	// finished ones a StatefulSet gave back while it ran.
+	for t, n := range j.Desired() {
+		for i := range n {
+			if j.Status.Ended() || j.Status.Finished(t, i) {
 				add(t, i)
 			}
 		}
@@ -106,6 +108,8 @@ func (c *Client) Replicas(ctx context.Context, j *Job) ([]Replica, error) {
 			r.State = record.StateSucceeded
 		case f != nil:
 			r.State, r.LastExitCode, r.Reason, r.Restarts = record.StateFailed, f.ExitCode, f.Reason, f.Restarts
+		case j.Status.HasFailed(r.Type, r.Index):
+			r.State = record.StateFailed
 		case r.Pod == "" && j.Status.Ended() && slices.Contains(j.Status.Stop, r.Type):
 			r.State, r.Reason = record.StateStopped, "JobEnded"
 		}

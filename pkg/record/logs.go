@@ -9,8 +9,8 @@ import (
 
 // LogsName is the name of job's logs ConfigMap, rendered empty: its
 // keeper keeps there, by replica (TYPE-INDEX), the end of the output of
-// replicas that failed or were stopped (Replica.LogTail), which `tfgen
-// logs` reads once their pods are gone.
+// the replicas that ran (Replica.LogTail), which `tfgen logs` reads once
+// their pods are gone.
 func LogsName(job string) string { return job + "-tfjob-logs" }
 
 // MaxLogTails is the most replicas whose output the logs ConfigMap keeps:

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,8 +58,10 @@ type ControlPlane struct {
 	config     *rest.Config
 	client     kubernetes.Interface
 	pki        *pki
+	mu         sync.Mutex // guards procs
 	procs      []*process // in start order
 	gates      []string   // --feature-gates of every component
+	apiServer  []string   // kube-apiserver's binary directory and flags, to start it again
 	startTime  time.Duration
 	apiPort    int
 	node       *node // nil without Options.Node
@@ -231,6 +234,14 @@ func (cp *ControlPlane) start(bin, name string, args ...string) (*process, error
 	if err != nil {
 		return nil, err
 	}
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	for i, old := range cp.procs {
+		if old.name == name { // started again
+			cp.procs[i] = p
+			return p, nil
+		}
+	}
 	cp.procs = append(cp.procs, p)
 	return p, nil
 }
@@ -297,7 +308,8 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, bin string, etcdPort
 		// The "kubernetes" Service cannot have a loopback endpoint.
 		"--endpoint-reconciler-type=none",
 	}
-	p, err := cp.start(bin, "kube-apiserver", append(args, extra...)...)
+	cp.apiServer = append([]string{bin}, append(args, extra...)...)
+	p, err := cp.start(bin, "kube-apiserver", cp.apiServer[1:]...)
 	if err != nil {
 		return err
 	}
@@ -315,10 +327,40 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, bin string, etcdPort
 	if cp.kubeconfig, err = cp.writeKubeconfig("admin", k.adminToken, ""); err != nil {
 		return err
 	}
+	return cp.waitAPIServer(ctx, p)
+}
+
+// waitAPIServer waits until kube-apiserver p is ready.
+func (cp *ControlPlane) waitAPIServer(ctx context.Context, p *process) error {
 	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(k.caCert)
+	pool.AppendCertsFromPEM(cp.pki.caCert)
 	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	return p.waitHealthy(ctx, hc, url+"/readyz", http.Header{"Authorization": {"Bearer " + k.adminToken}})
+	return p.waitHealthy(ctx, hc, cp.config.Host+"/readyz", http.Header{"Authorization": {"Bearer " + cp.pki.adminToken}})
+}
+
+// StopAPIServer stops kube-apiserver (SIGTERM, then SIGKILL after 10 s),
+// as an outage of the API does: every request is refused until
+// StartAPIServer. etcd and the other components go on.
+func (cp *ControlPlane) StopAPIServer() {
+	cp.mu.Lock()
+	var p *process
+	for _, q := range cp.procs {
+		if q.name == "kube-apiserver" {
+			p = q
+		}
+	}
+	cp.mu.Unlock()
+	p.stop(10 * time.Second)
+}
+
+// StartAPIServer starts kube-apiserver again, on the same port with the
+// same flags, and returns once it is ready.
+func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
+	p, err := cp.start(cp.apiServer[0], "kube-apiserver", cp.apiServer[1:]...)
+	if err != nil {
+		return err
+	}
+	return cp.waitAPIServer(ctx, p)
 }
 
 // componentArgs are the flags kube-controller-manager and kube-scheduler share.
@@ -401,6 +443,8 @@ func (cp *ControlPlane) Client() kubernetes.Interface { return cp.client }
 // CPUTime returns the CPU time (user and system) the component name
 // (etcd, kube-apiserver, ...) has used so far; 0 if it does not run.
 func (cp *ControlPlane) CPUTime(name string) time.Duration {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
 	for _, p := range cp.procs {
 		if p.name == name && p.cmd.Process != nil {
 			return cpuTime(p.cmd.Process.Pid)
@@ -411,6 +455,8 @@ func (cp *ControlPlane) CPUTime(name string) time.Duration {
 
 // Logs returns the last lines (up to n per process) of every process's output.
 func (cp *ControlPlane) Logs(n int) string {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
 	var b strings.Builder
 	for _, p := range cp.procs {
 		fmt.Fprintf(&b, "--- last lines of %s ---\n%s\n", p.logPath, p.tail(n))
