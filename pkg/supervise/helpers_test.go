@@ -286,24 +286,8 @@ func (f *fixture) supervisor() *supervise.Supervisor {
 // keep runs the job's keeper until the returned stop is called, which
 // waits for its last write.
 func (f *fixture) keep(t *testing.T) (stop func()) {
-	k := &supervise.Keeper{Job: f.cfg.Job, Replicas: f.board, Store: f.store, Reporter: f.jobRep, Scaler: f.sc, Clock: f.keeperClock,
-		WriteInterval: -1, Logf: t.Logf}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		k.Run(ctx)
-	}()
-	stopped := false
-	stop = func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			<-done
-		}
-	}
-	t.Cleanup(stop)
-	return stop
+	return runKeeper(t, &supervise.Keeper{Job: f.cfg.Job, Replicas: f.board, Store: f.store, Reporter: f.jobRep, Scaler: f.sc,
+		Clock: f.keeperClock, WriteInterval: -1, Logf: t.Logf})
 }
 
 // run runs cmd under the replica's supervisor, with the keeper, and

@@ -75,7 +75,8 @@ func (j *job) keeper(interval time.Duration) *supervise.Keeper {
 	return &supervise.Keeper{Job: j.pol, Replicas: j.board, Store: j.store, Reporter: j.events, Scaler: j.sc, WriteInterval: interval, Logf: j.t.Logf}
 }
 
-// runKeeper runs k until the returned stop is called, which waits for it.
+// runKeeper runs k until the returned stop is called (at the test's end
+// at the latest), which waits for its last write.
 func runKeeper(t *testing.T, k *supervise.Keeper) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
