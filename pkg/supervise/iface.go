@@ -123,8 +123,14 @@ type Report struct {
 	Events []Event
 	// Spread, when positive, lets the reporter deliver the report up to
 	// that much later: nothing waits for it, and every replica reports at
-	// the same moment (the job's end), so their writes are spread out.
+	// the same moment (its first start, the job's end), so their writes
+	// are spread out.
 	Spread time.Duration
+	// Defer, when positive, holds the report back that long before its
+	// Spread: at the job's end every replica stops its training first and
+	// reports after, so that the API server hands the job's end to every
+	// replica before it takes their reports.
+	Defer time.Duration
 }
 
 // Event is an Event about the reporting replica's pod.

@@ -161,7 +161,7 @@ func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 	}
 	rep := Report{Replica: r.rec, Exit: &ex, Events: events}
 	if stopped == ReasonJobEnded {
-		rep.Spread = r.cfg.Job.spread()
+		rep.Defer, rep.Spread = r.cfg.Job.spread(), r.cfg.Job.spread()
 	}
 	r.rep.Report(rep)
 	return restart

@@ -206,6 +206,7 @@ func sanitize(r supervise.Report) (supervise.Report, bool) {
 	r.LastExitID = truncate(r.LastExitID, maxEventField)
 	r.LogTail = record.Tail(r.LogTail)
 	r.Spread = min(max(r.Spread, 0), maxSpread)
+	r.Defer = min(max(r.Defer, 0), maxSpread)
 	if r.Exit != nil {
 		e := *r.Exit
 		e.Reason, e.Message = truncate(e.Reason, maxEventField), truncate(e.Message, record.MaxMessage)

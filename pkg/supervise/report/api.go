@@ -61,7 +61,7 @@ func (a *API) Report(r supervise.Report) {
 	defer a.mu.Unlock()
 	a.queue = append(a.queue, r)
 	a.queued++
-	if r.Spread <= 0 {
+	if r.Spread <= 0 && r.Defer <= 0 {
 		select {
 		case a.urgent <- struct{}{}:
 		default:
@@ -99,8 +99,8 @@ func (a *API) Flush(ctx context.Context) error {
 
 // deliver drains the queue: one pod patch with the latest record of the
 // batch (if any report of it has one), then the batch's Events in order.
-// A batch of reports that may wait (Spread) waits a random part of that,
-// or until a report that may not is queued.
+// A batch of reports that may wait waits their Defer and a random part of
+// their Spread, or until a report that may not is queued.
 func (a *API) deliver() {
 	for {
 		a.mu.Lock()
@@ -112,10 +112,12 @@ func (a *API) deliver() {
 			return
 		}
 		a.mu.Unlock()
-		if d := spread(batch); d > 0 {
+		if d, s := leisure(batch); d > 0 || s > 0 {
+			t := time.NewTimer(d + rand.N(s+1))
 			select {
-			case <-time.After(rand.N(d)):
+			case <-t.C:
 			case <-a.urgent: // it goes with this batch
+				t.Stop()
 			}
 			a.mu.Lock()
 			batch = append(batch, a.queue...)
@@ -140,13 +142,14 @@ func (a *API) deliver() {
 	}
 }
 
-// spread is how long the batch may wait: the least Spread of its reports.
-func spread(batch []supervise.Report) time.Duration {
-	d := batch[0].Spread
+// leisure is how long the batch may wait: the least Defer and Spread of
+// its reports.
+func leisure(batch []supervise.Report) (deferred, spread time.Duration) {
+	deferred, spread = batch[0].Defer, batch[0].Spread
 	for _, r := range batch[1:] {
-		d = min(d, r.Spread)
+		deferred, spread = min(deferred, r.Defer), min(spread, r.Spread)
 	}
-	return d
+	return deferred, spread
 }
 
 func (a *API) patch(r supervise.Report) {
