@@ -30,17 +30,17 @@ func TestTeardownByCleanPodPolicy(t *testing.T) {
 			j := newJob(t, "chief:1:2222,ps:2:2222,worker:2:2222", map[string]int32{"chief": 1, "ps": 2, "worker": 2})
 			j.pod("j-chief-0")
 			p := start(t, j.supervisor("j-chief-0", j.cp.Kubeconfig(), "run", "--clean-pod-policy", tc.policy, "--", "true"))
-			if s := j.waitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) || s.CompletionTime == nil {
+			if s := j.WaitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) || s.CompletionTime == nil {
 				t.Errorf("status %+v: want Succeeded with a completion time", s)
 			}
-			j.waitReplicas(tc.want)
+			j.WaitReplicas(tc.want)
 			if code := p.stop(); code != 0 {
 				t.Fatalf("exit code %d\n%s", code, p.out)
 			}
-			if diff := cmp.Diff(tc.want, j.replicas()); diff != "" {
+			if diff := cmp.Diff(tc.want, j.Replicas()); diff != "" {
 				t.Errorf("replicas (-want +got):\n%s", diff)
 			}
-			reasons := strings.Join(j.eventReasons("j-chief-0"), ",")
+			reasons := strings.Join(j.EventReasons("j-chief-0"), ",")
 			for _, want := range []string{"JobSucceeded"} {
 				if !strings.Contains(reasons, want) {
 					t.Errorf("events %s: no %s", reasons, want)
@@ -126,7 +126,7 @@ func TestTeardownSurvivesAPIOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	retrying := make(chan string, 100)
-	s := &teardown.Scaler{Client: client, Namespace: j.ns, Job: j.name,
+	s := &teardown.Scaler{Client: client, Namespace: j.Namespace, Job: j.Name,
 		Logf: func(format string, args ...any) { retrying <- format }}
 	done := make(chan error, 1)
 	go func() { done <- s.Stop(context.Background(), []string{"ps", "worker", "chief"}) }()
@@ -136,7 +136,7 @@ func TestTeardownSurvivesAPIOutage(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]int32{"chief": 0, "ps": 0, "worker": 0}, j.replicas()); diff != "" {
+	if diff := cmp.Diff(map[string]int32{"chief": 0, "ps": 0, "worker": 0}, j.Replicas()); diff != "" {
 		t.Errorf("replicas (-want +got):\n%s", diff)
 	}
 }
