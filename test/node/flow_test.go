@@ -16,10 +16,10 @@ import (
 // TestWrapJobSucceeds: a wrap-mode job on the real kubelet. The init
 // container copies tfsupervisor (65532) into the shared volume, the
 // training containers run it wrapping the workload as the image's user,
-// the chief succeeds after every worker reported, and the job with it;
-// every replica found the others by their Service DNS names (TF_CONFIG's
-// addresses resolve through CoreDNS and connect). `tfgen status --watch`
-// follows the job to its end and exits 0.
+// the chief succeeds after every other replica reported, and the job with
+// it; every replica found the others by their Service DNS names
+// (TF_CONFIG's addresses resolve through CoreDNS and connect). `tfgen
+// status --watch` follows the job to its end and exits 0.
 func TestWrapJobSucceeds(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
@@ -28,8 +28,10 @@ func TestWrapJobSucceeds(t *testing.T) {
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--connect", "--wait-for", "ps-0,worker-0,worker-1"}},
 			{kind: "PS", n: 1, policy: "Always", args: []string{"--connect"}},
 			// Each reports once it has connected to every other, and stays
-			// (listening) until every other has reported.
-			{kind: "Worker", n: 2, policy: "OnFailure", args: []string{"--connect", "--wait-for", "chief-0,worker-0,worker-1"}},
+			// (listening) until every other has reported: the parameter
+			// server too, which may still be dialing them when the chief
+			// and the other worker are done.
+			{kind: "Worker", n: 2, policy: "OnFailure", args: []string{"--connect", "--wait-for", "chief-0,ps-0,worker-0,worker-1"}},
 		}}, nil)
 	watched := make(chan string, 1)
 	go func() {
