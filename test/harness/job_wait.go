@@ -63,7 +63,7 @@ func (j *Job) waitConfigMap(what, name string, cond func(map[string]string) bool
 	}
 	waitUntil(j, what, c, func(_ map[string]*corev1.ConfigMap, told []*corev1.ConfigMap) bool {
 		for _, cm := range told {
-			if cond(cm.Data) {
+			if cm.Name == name && cond(cm.Data) {
 				return true
 			}
 		}

@@ -49,7 +49,7 @@ func until[T object](ctx context.Context, c collection[T], done func(all map[str
 			opts := c.opts
 			opts.ResourceVersion = rv
 			var w watch.Interface
-			if w, err = c.watch(ctx, opts); err == nil && follow(w, all, done) {
+			if w, err = c.watch(ctx, opts); err == nil && follow(ctx, w, all, done) {
 				return nil
 			}
 		}
@@ -72,11 +72,21 @@ func until[T object](ctx context.Context, c collection[T], done func(all map[str
 	}
 }
 
-// follow applies w's events to all until done holds (true) or w ends or
-// reports an error (false).
-func follow[T object](w watch.Interface, all map[string]T, done func(map[string]T, []T) bool) bool {
+// follow applies w's events to all until done holds (true), or w ends or
+// reports an error, or ctx ends (false).
+func follow[T object](ctx context.Context, w watch.Interface, all map[string]T, done func(map[string]T, []T) bool) bool {
 	defer w.Stop()
-	for ev := range w.ResultChan() {
+	for {
+		var ev watch.Event
+		var open bool
+		select {
+		case <-ctx.Done():
+			return false
+		case ev, open = <-w.ResultChan():
+		}
+		if !open {
+			return false
+		}
 		o, ok := ev.Object.(T)
 		if !ok {
 			if ev.Type == watch.Error { // such as 410 Gone: list again
@@ -97,7 +107,6 @@ func follow[T object](w watch.Interface, all map[string]T, done func(map[string]
 			}
 		}
 	}
-	return false
 }
 
 // pointers returns pointers to a list's items.
