@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,10 +16,10 @@ import (
 // TestWrapJobSucceeds: a wrap-mode job on the real kubelet. The init
 // container copies tfsupervisor (65532) into the shared volume, the
 // training containers run it wrapping the workload as the image's user,
-// the chief succeeds after every worker reported, and the job with it;
-// every replica found the others by their Service DNS names (TF_CONFIG's
-// addresses resolve through CoreDNS and connect). `tfgen status --watch`
-// follows the job to its end and exits 0.
+// the chief succeeds after every other replica reported, and the job with
+// it; every replica found the others by their Service DNS names
+// (TF_CONFIG's addresses resolve through CoreDNS and connect). `tfgen
+// status --watch` follows the job to its end and exits 0.
 func TestWrapJobSucceeds(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
@@ -29,8 +28,10 @@ func TestWrapJobSucceeds(t *testing.T) {
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--connect", "--wait-for", "ps-0,worker-0,worker-1"}},
 			{kind: "PS", n: 1, policy: "Always", args: []string{"--connect"}},
 			// Each reports once it has connected to every other, and stays
-			// (listening) until every other has reported.
-			{kind: "Worker", n: 2, policy: "OnFailure", args: []string{"--connect", "--wait-for", "chief-0,worker-0,worker-1"}},
+			// (listening) until every other has reported: the parameter
+			// server too, which may still be dialing them when the chief
+			// and the other worker are done.
+			{kind: "Worker", n: 2, policy: "OnFailure", args: []string{"--connect", "--wait-for", "chief-0,ps-0,worker-0,worker-1"}},
 		}}, nil)
 	watched := make(chan string, 1)
 	go func() {
@@ -40,12 +41,12 @@ func TestWrapJobSucceeds(t *testing.T) {
 		}
 		watched <- out
 	}()
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job failed: %s", r.statusJSON())
+		t.Fatalf("the job failed: %s", r.StatusJSON())
 	}
-	r.waitReplicas(map[string]int32{"chief": 0, "ps": 0, "worker": 0})
-	r.waitPods()
+	r.WaitReplicas(map[string]int32{"chief": 0, "ps": 0, "worker": 0})
+	r.WaitPods()
 	if diff := cmp.Diff(map[string]int{"chief-0": 1, "ps-0": 1, "worker-0": 1, "worker-1": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
@@ -83,28 +84,27 @@ func TestSidecarJobSucceeds(t *testing.T) {
 			{kind: "PS", n: 1, policy: "Never", sidecar: true},
 			{kind: "Worker", n: 2, policy: "ExitCode", sidecar: true, args: []string{"--wait-for", "ps-0,worker-1"}},
 		}}, nil)
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job failed: %s", r.statusJSON())
+		t.Fatalf("the job failed: %s", r.StatusJSON())
 	}
 	if s.Restarts != 1 {
 		t.Errorf("restarts %d: want worker-0 restarted once", s.Restarts)
 	}
 	// Worker 0 keeps the job: its keeper counts its exit before the
 	// pod's record of it lands.
-	poll(t, "worker-0's record of its restart", func(ctx context.Context) (bool, string, error) {
-		e := r.record("side-worker-0")
-		return e.Restarts == 1 && e.State == record.StateSucceeded, fmt.Sprintf("%+v", e), nil
+	r.WaitRecords("worker-0's record of its restart", []string{"side-worker-0"}, func(e record.Replica) bool {
+		return e.Restarts == 1 && e.State == record.StateSucceeded
 	})
-	p, err := c.cp.Client().CoreV1().Pods(r.ns).Get(t.Context(), "side-worker-0", getOpts)
+	p, err := c.cp.Client().CoreV1().Pods(r.Namespace).Get(t.Context(), "side-worker-0", getOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st := containerStatus(p, "tensorflow"); st.RestartCount != 1 || st.LastTerminationState.Terminated == nil || st.LastTerminationState.Terminated.ExitCode != 137 {
 		t.Errorf("worker-0's training container %+v: want the kubelet to have restarted it once after exit 137", st)
 	}
-	r.waitReplicas(map[string]int32{"ps": 0, "worker": 2})
-	r.waitPods("side-worker-0", "side-worker-1")
+	r.WaitReplicas(map[string]int32{"ps": 0, "worker": 2})
+	r.WaitPods("side-worker-0", "side-worker-1")
 	if diff := cmp.Diff(map[string]int{"ps-0": 1, "worker-0": 2, "worker-1": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
@@ -131,13 +131,13 @@ func TestRacingExits(t *testing.T) {
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
 			{kind: "Worker", n: 1, policy: "ExitCode", args: []string{"--wait-for", "chief-0"}},
 		}}, nil)
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobFailed) {
-		t.Fatalf("status %s: want Failed", r.statusJSON())
+		t.Fatalf("status %s: want Failed", r.StatusJSON())
 	}
 	for _, pod := range []string{"race-chief-0", "race-worker-0"} {
-		r.waitRecord(pod, func(rec record.Replica) bool { return rec.State.Finished() || rec.State == record.StateStopped })
-		if rec := r.record(pod); rec.State != record.StateFailed || rec.LastExitCode == nil || *rec.LastExitCode != 1 {
+		r.WaitRecord(pod, func(rec record.Replica) bool { return rec.State.Finished() || rec.State == record.StateStopped })
+		if rec := r.Record(pod); rec.State != record.StateFailed || rec.LastExitCode == nil || *rec.LastExitCode != 1 {
 			t.Errorf("%s's record %+v: want Failed with exit code 1", pod, rec)
 		}
 	}
@@ -155,16 +155,16 @@ func TestPodDeletionRestartsReplica(t *testing.T) {
 	c := getCluster(t)
 	r := c.startJob(t, jobSpec{name: "evict", exits: []string{"*=block,0"},
 		replicas: []replica{{kind: "Worker", n: 2, policy: "ExitCode"}}}, nil)
-	pods := c.cp.Client().CoreV1().Pods(r.ns)
+	pods := c.cp.Client().CoreV1().Pods(r.Namespace)
 	for _, pod := range []string{"evict-worker-1", "evict-worker-0"} {
-		r.waitRecord(pod, func(rec record.Replica) bool { return rec.State == record.StateRunning })
+		r.WaitRecord(pod, func(rec record.Replica) bool { return rec.State == record.StateRunning })
 		r.waitReport(pod)
 		old, err := pods.Get(t.Context(), pod, getOpts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if pod == "evict-worker-1" {
-			err = pods.EvictV1(t.Context(), &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: r.ns}})
+			err = pods.EvictV1(t.Context(), &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: r.Namespace}})
 		} else {
 			err = pods.Delete(t.Context(), pod, metav1.DeleteOptions{})
 		}
@@ -176,9 +176,9 @@ func TestPodDeletionRestartsReplica(t *testing.T) {
 			return err == nil && p.UID != old.UID, "the old one or none", nil
 		})
 	}
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job failed: %s", r.statusJSON())
+		t.Fatalf("the job failed: %s", r.StatusJSON())
 	}
 	if diff := cmp.Diff(map[string]int{"worker-0": 2, "worker-1": 2}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)

@@ -29,10 +29,10 @@ func TestGangKubernetesSchedules(t *testing.T) {
 			{kind: "Chief", n: 1, policy: "Never", args: []string{"--wait-for", "worker-0,worker-1"}},
 			{kind: "Worker", n: 2, policy: "Never"},
 		}}, nil)
-	if s := r.waitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job failed: %s", r.statusJSON())
+	if s := r.WaitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) {
+		t.Fatalf("the job failed: %s", r.StatusJSON())
 	}
-	pg, err := c.cp.Client().SchedulingV1beta1().PodGroups(r.ns).Get(t.Context(), "gang", metav1.GetOptions{})
+	pg, err := c.cp.Client().SchedulingV1beta1().PodGroups(r.Namespace).Get(t.Context(), "gang", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

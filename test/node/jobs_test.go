@@ -38,16 +38,16 @@ func TestJobSucceeds(t *testing.T) {
 			{kind: "Worker", n: 2, policy: "OnFailure"},
 			{kind: "Evaluator", n: 1, policy: "Never"},
 		}}, nil)
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job failed: %s", r.statusJSON())
+		t.Fatalf("the job failed: %s", r.StatusJSON())
 	}
 	if !s.HasSucceeded("chief", 0) || s.ReplicaStatuses["Chief"].Succeeded != 1 {
-		t.Errorf("status %s: want chief-0 among the succeeded", r.statusJSON())
+		t.Errorf("status %s: want chief-0 among the succeeded", r.StatusJSON())
 	}
-	r.waitReplicas(map[string]int32{"chief": 0, "evaluator": 0, "ps": 0, "worker": 0})
-	r.waitPods()
-	t.Logf("pods gone after %v", time.Since(r.began).Round(time.Millisecond))
+	r.WaitReplicas(map[string]int32{"chief": 0, "evaluator": 0, "ps": 0, "worker": 0})
+	r.WaitPods()
+	t.Logf("pods gone after %v", time.Since(r.Started).Round(time.Millisecond))
 	want := map[string]int{"chief-0": 1, "evaluator-0": 1, "ps-0": 1, "worker-0": 1, "worker-1": 1}
 	if diff := cmp.Diff(want, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
@@ -62,19 +62,19 @@ func TestJobSucceeds(t *testing.T) {
 	// Applied again, the StatefulSets are back at their replicas, the
 	// pods start, and every supervisor finds the job over and idles.
 	r.apply()
-	r.waitReplicas(map[string]int32{"chief": 1, "evaluator": 1, "ps": 1, "worker": 2})
+	r.WaitReplicas(map[string]int32{"chief": 1, "evaluator": 1, "ps": 1, "worker": 2})
 	r.waitIdle("mnist-chief-0", "mnist-evaluator-0", "mnist-ps-0", "mnist-worker-0", "mnist-worker-1")
 	if diff := cmp.Diff(want, r.runs()); diff != "" {
 		t.Errorf("runs per replica after applying again (-want +got):\n%s", diff)
 	}
-	reasons := r.eventReasons()
+	reasons := r.EventReasons("")
 	for _, reason := range []string{"JobSucceeded", "Teardown", "ReplicaIdle"} {
 		if !slices.Contains(reasons, reason) {
 			t.Errorf("events %v: no %s", reasons, reason)
 		}
 	}
 	// The supervisors label their pods as Kubeflow's operator does.
-	pods, err := r.pods(t.Context())
+	pods, err := r.Pods(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,19 +91,19 @@ func TestJobSucceeds(t *testing.T) {
 	if out := r.diff(func(object) bool { return true }); out != "" {
 		t.Errorf("kubectl diff after applying again:\n%s", out)
 	}
-	again := r.status()
+	again := r.Status()
 	if !again.IsTrue(record.JobSucceeded) || again.CompletionTime == nil || !again.CompletionTime.Equal(*s.CompletionTime) {
-		t.Errorf("status after applying again: %s; want it Succeeded at %v as before", r.statusJSON(), s.CompletionTime)
+		t.Errorf("status after applying again: %s; want it Succeeded at %v as before", r.StatusJSON(), s.CompletionTime)
 	}
 }
 
 // diff runs kubectl diff on the job's objects that keep says to, and
 // returns what differs from the cluster ("" if nothing does).
 func (r *run) diff(keep func(object) bool) string {
-	r.t.Helper()
+	r.T.Helper()
 	objs, _, err := harness.DecodeObjects(r.manifests)
 	if err != nil {
-		r.t.Fatal(err)
+		r.T.Fatal(err)
 	}
 	var kept []object
 	for _, o := range objs {
@@ -113,11 +113,11 @@ func (r *run) diff(keep func(object) bool) string {
 	}
 	data, err := json.Marshal(object{"apiVersion": "v1", "kind": "List", "items": kept})
 	if err != nil {
-		r.t.Fatal(err)
+		r.T.Fatal(err)
 	}
-	res := bins.kubectl.Run(r.c.cp.Kubeconfig(), data, "diff", "-n", r.ns, "-f", "-")
+	res := bins.kubectl.Run(r.c.cp.Kubeconfig(), data, "diff", "-n", r.Namespace, "-f", "-")
 	if res.Err != nil && res.Stdout == "" {
-		r.t.Fatalf("kubectl diff: %v\n%s", res.Err, res.Stderr)
+		r.T.Fatalf("kubectl diff: %v\n%s", res.Err, res.Stderr)
 	}
 	return res.Stdout
 }
@@ -125,10 +125,10 @@ func (r *run) diff(keep func(object) bool) string {
 // waitIdle waits until the job's pods are names, each with its
 // supervisor idle.
 func (r *run) waitIdle(names ...string) {
-	r.t.Helper()
-	r.waitPods(names...)
-	poll(r.t, fmt.Sprintf("%v idle", names), func(ctx context.Context) (bool, string, error) {
-		pods, err := r.pods(ctx)
+	r.T.Helper()
+	r.WaitPods(names...)
+	poll(r.T, fmt.Sprintf("%v idle", names), func(ctx context.Context) (bool, string, error) {
+		pods, err := r.Pods(ctx)
 		state := map[string]string{}
 		idle := len(pods) == len(names)
 		for _, p := range pods {
@@ -152,15 +152,15 @@ func TestChiefFailsPermanently(t *testing.T) {
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
 			{kind: "Worker", n: 1, policy: "OnFailure"},
 		}}, nil)
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobFailed) || s.Restarts != 0 {
-		t.Fatalf("status %s: want Failed without restarts", r.statusJSON())
+		t.Fatalf("status %s: want Failed without restarts", r.StatusJSON())
 	}
 	if c := s.Condition(record.JobFailed); !strings.Contains(c.Message, "replica chief-0 exited with code 1") {
 		t.Errorf("Failed condition %+v: want chief-0's exit in the message", c)
 	}
-	r.waitReplicas(map[string]int32{"chief": 1, "worker": 0})
-	r.waitPods("perm-chief-0")
+	r.WaitReplicas(map[string]int32{"chief": 1, "worker": 0})
+	r.WaitPods("perm-chief-0")
 	if diff := cmp.Diff(map[string]int{"chief-0": 1, "worker-0": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
@@ -170,26 +170,26 @@ func TestChiefFailsPermanently(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"chief-0": "Failed 1", "worker-0": "Stopped"}, v.replicaStates()); diff != "" || v.active() != 0 {
 		t.Errorf("tfgen status: active %d, replicas (-want +got):\n%s", v.active(), diff)
 	}
-	if p, err := r.c.cp.Client().CoreV1().Pods(r.ns).Get(t.Context(), "perm-chief-0", getOpts); err != nil {
+	if p, err := r.c.cp.Client().CoreV1().Pods(r.Namespace).Get(t.Context(), "perm-chief-0", getOpts); err != nil {
 		t.Fatal(err)
 	} else if st := containerStatus(p, "tensorflow"); st.RestartCount != 0 {
 		t.Errorf("chief-0's training container restarted %d times by the kubelet, want 0", st.RestartCount)
 	}
-	rec := r.record("perm-chief-0")
+	rec := r.Record("perm-chief-0")
 	if rec.State != record.StateFailed || rec.LastExitCode == nil || *rec.LastExitCode != 1 {
 		t.Errorf("chief-0's record on its pod %+v, want Failed with exit code 1", rec)
 	}
 	// The pod is deleted (as in a drain): the new pod's supervisor finds
 	// the job ended and idles.
-	old, err := r.c.cp.Client().CoreV1().Pods(r.ns).Get(t.Context(), "perm-chief-0", getOpts)
+	old, err := r.c.cp.Client().CoreV1().Pods(r.Namespace).Get(t.Context(), "perm-chief-0", getOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.c.cp.Client().CoreV1().Pods(r.ns).Delete(t.Context(), "perm-chief-0", metav1.DeleteOptions{}); err != nil {
+	if err := r.c.cp.Client().CoreV1().Pods(r.Namespace).Delete(t.Context(), "perm-chief-0", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	poll(t, "a new chief pod", func(ctx context.Context) (bool, string, error) {
-		p, err := r.c.cp.Client().CoreV1().Pods(r.ns).Get(ctx, "perm-chief-0", getOpts)
+		p, err := r.c.cp.Client().CoreV1().Pods(r.Namespace).Get(ctx, "perm-chief-0", getOpts)
 		if apierrors.IsNotFound(err) {
 			return false, "none", nil
 		}
@@ -214,16 +214,16 @@ func TestRetriesUntilBackoffLimit(t *testing.T) {
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
 			{kind: "Worker", n: 1, policy: "OnFailure"},
 		}}, nil)
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if c := s.Condition(record.JobFailed); c == nil || c.Status != record.ConditionTrue || c.Reason != "BackoffLimitExceeded" {
-		t.Fatalf("status %s: want Failed by BackoffLimitExceeded", r.statusJSON())
+		t.Fatalf("status %s: want Failed by BackoffLimitExceeded", r.StatusJSON())
 	}
 	if c := s.Condition(record.JobFailed); s.Restarts != 2 || !strings.Contains(c.Message, "replica chief-0 exited with code 137") {
 		t.Errorf("restarts %d, Failed condition %+v: want 2 restarts and chief-0's exit 137", s.Restarts, c)
 	}
-	r.waitReplicas(map[string]int32{"chief": 0, "worker": 0})
-	r.waitPods()
-	if reasons := r.eventReasons(); !slices.Contains(reasons, "TTLExpired") {
+	r.WaitReplicas(map[string]int32{"chief": 0, "worker": 0})
+	r.WaitPods()
+	if reasons := r.EventReasons(""); !slices.Contains(reasons, "TTLExpired") {
 		t.Errorf("events %v: no TTLExpired", reasons)
 	}
 	if diff := cmp.Diff(map[string]int{"chief-0": 3, "worker-0": 1}, r.runs()); diff != "" {
@@ -243,15 +243,15 @@ func TestActiveDeadline(t *testing.T) {
 			{kind: "Chief", n: 1, policy: "ExitCode"},
 			{kind: "Worker", n: 1, policy: "OnFailure"},
 		}}, nil)
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if c := s.Condition(record.JobFailed); c == nil || c.Status != record.ConditionTrue || c.Reason != "DeadlineExceeded" {
-		t.Fatalf("status %s: want Failed by DeadlineExceeded", r.statusJSON())
+		t.Fatalf("status %s: want Failed by DeadlineExceeded", r.StatusJSON())
 	}
 	if s.StartTime == nil || s.CompletionTime == nil || s.CompletionTime.Sub(s.StartTime.Time) < 2*time.Second {
 		t.Errorf("start %v, completion %v: want the job to end 2s after it started at the earliest", s.StartTime, s.CompletionTime)
 	}
-	r.waitReplicas(map[string]int32{"chief": 0, "worker": 0})
-	r.waitPods()
+	r.WaitReplicas(map[string]int32{"chief": 0, "worker": 0})
+	r.WaitPods()
 	for replica, n := range r.runs() {
 		if n != 1 {
 			t.Errorf("%s ran %d times, want once", replica, n)
@@ -271,11 +271,11 @@ func TestMXJobSucceeds(t *testing.T) {
 			{kind: "Server", n: 1, policy: "Never"},
 			{kind: "Worker", n: 2, policy: "OnFailure"},
 		}}, nil)
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job failed: %s", r.statusJSON())
+		t.Fatalf("the job failed: %s", r.StatusJSON())
 	}
-	r.waitReplicas(map[string]int32{"scheduler": 1, "server": 0, "worker": 2})
+	r.WaitReplicas(map[string]int32{"scheduler": 1, "server": 0, "worker": 2})
 	if diff := cmp.Diff(map[string]int{"scheduler-0": 1, "server-0": 1, "worker-0": 1, "worker-1": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
@@ -301,11 +301,11 @@ func TestSidecarPodAfterTheJobHolds(t *testing.T) {
 	r := c.startJob(t, jobSpec{name: "hold", runPolicy: object{"cleanPodPolicy": "None"}, replicas: []replica{
 		{kind: "Worker", n: 2, policy: "OnFailure", sidecar: true, args: []string{"--wait-for", "worker-0,worker-1"}},
 	}}, nil)
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job failed: %s", r.statusJSON())
+		t.Fatalf("the job failed: %s", r.StatusJSON())
 	}
-	pods := c.cp.Client().CoreV1().Pods(r.ns)
+	pods := c.cp.Client().CoreV1().Pods(r.Namespace)
 	old, err := pods.Get(t.Context(), "hold-worker-1", getOpts)
 	if err != nil {
 		t.Fatal(err)

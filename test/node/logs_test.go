@@ -38,11 +38,11 @@ func TestLogsSurviveTeardown(t *testing.T) {
 					{kind: "PS", n: 1, policy: "OnFailure"},
 					{kind: "Worker", n: 2, policy: "ExitCode", sidecar: tc.sidecar, args: []string{"--wait-for", "ps-0,worker-0,worker-1"}},
 				}}, nil)
-			s := r.waitStatus("the job to end", (*record.Status).Ended)
+			s := r.WaitStatus("the job to end", (*record.Status).Ended)
 			if !s.IsTrue(record.JobFailed) {
-				t.Fatalf("status %s: want Failed", r.statusJSON())
+				t.Fatalf("status %s: want Failed", r.StatusJSON())
 			}
-			r.waitPods()
+			r.WaitPods()
 			for replica, want := range tc.kept {
 				out, code := r.cli("logs", name, "--replica", replica)
 				if code != 0 || !strings.Contains(out, want) {
@@ -55,11 +55,7 @@ func TestLogsSurviveTeardown(t *testing.T) {
 					t.Errorf("tfgen logs --all (exit %d):\n%s\nwant %s's kept output", code, out, replica)
 				}
 			}
-			cm, err := c.cp.Client().CoreV1().ConfigMaps(r.ns).Get(t.Context(), record.LogsName(name), getOpts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k, v := range cm.Data {
+			for k, v := range r.Logs() {
 				if len(v) > record.MaxLogTail {
 					t.Errorf("kept %d bytes of %s, more than %d", len(v), k, record.MaxLogTail)
 				}

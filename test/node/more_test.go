@@ -52,18 +52,18 @@ func TestRestrictedPodSecurity(t *testing.T) {
 			if strings.Contains(r.applied.Stderr, "Warning") {
 				t.Errorf("kubectl apply warns:\n%s", r.applied.Stderr)
 			}
-			if s := r.waitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) {
-				t.Fatalf("the job failed: %s", r.statusJSON())
+			if s := r.WaitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) {
+				t.Fatalf("the job failed: %s", r.StatusJSON())
 			}
-			if out, code := r.cli("logs", r.spec.name); code != 0 || !strings.Contains(out, `"ok":true`) {
+			if out, code := r.cli("logs", r.Name); code != 0 || !strings.Contains(out, `"ok":true`) {
 				t.Errorf("tfgen logs (exit %d):\n%s\nwant the workload's report of a right environment", code, out)
 			}
 			// Without the user's securityContext the same job breaks the
 			// standard: the API server says so, naming the user's
 			// container, never tfgen's.
 			plain := jobSpec{name: "plain", noReports: true, replicas: []replica{{kind: "Worker", n: 1, policy: "OnFailure", sidecar: sidecar}}}
-			manifests := bins.tfgen.Must(t, plain.manifest(r.ns, r.dir), "render", "--supervisor-image", supervisorImage, "-f", "-")
-			res := bins.kubectl.Must(t, c.cp.Kubeconfig(), manifests, "apply", "--dry-run=server", "-n", r.ns, "-f", "-")
+			manifests := bins.tfgen.Must(t, plain.manifest(r.Namespace, r.dir), "render", "--supervisor-image", supervisorImage, "-f", "-")
+			res := bins.kubectl.Must(t, c.cp.Kubeconfig(), manifests, "apply", "--dry-run=server", "-n", r.Namespace, "-f", "-")
 			if !strings.Contains(res.Stderr, `would violate PodSecurity "restricted:latest"`) || !strings.Contains(res.Stderr, `"tensorflow"`) {
 				t.Errorf("a job without securityContext: kubectl apply --dry-run=server warns\n%s\nwant a PodSecurity violation by container \"tensorflow\"", res.Stderr)
 			}
@@ -86,16 +86,16 @@ func TestSuspendResume(t *testing.T) {
 	if out, code := r.cli("suspend", "pause"); code != 0 {
 		t.Fatalf("tfgen suspend exited %d:\n%s", code, out)
 	}
-	r.waitPods()
-	if s := r.waitStatus("the job suspended", func(s *record.Status) bool { return s.IsTrue(record.JobSuspended) }); s.Ended() {
-		t.Fatalf("the job ended when suspended: %s", r.statusJSON())
+	r.WaitPods()
+	if s := r.WaitStatus("the job suspended", func(s *record.Status) bool { return s.IsTrue(record.JobSuspended) }); s.Ended() {
+		t.Fatalf("the job ended when suspended: %s", r.StatusJSON())
 	}
 	if out, code := r.cli("resume", "pause"); code != 0 {
 		t.Fatalf("tfgen resume exited %d:\n%s", code, out)
 	}
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job failed: %s", r.statusJSON())
+		t.Fatalf("the job failed: %s", r.StatusJSON())
 	}
 	if diff := cmp.Diff(map[string]int{"worker-0": 2}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
@@ -112,7 +112,7 @@ func TestSupervisorKilled(t *testing.T) {
 	c := getCluster(t)
 	r := c.startJob(t, jobSpec{name: "kill", runPolicy: object{"backoffLimit": 5}, exits: []string{"worker-0=137,block,0"},
 		replicas: []replica{{kind: "Worker", n: 1, policy: "ExitCode"}}}, nil)
-	r.waitRecord("kill-worker-0", func(rec record.Replica) bool { return rec.Restarts == 1 && rec.State == record.StateRunning })
+	r.WaitRecord("kill-worker-0", func(rec record.Replica) bool { return rec.Restarts == 1 && rec.State == record.StateRunning })
 	poll(t, "worker-0's second run", func(context.Context) (bool, string, error) {
 		n := len(r.reports()["worker-0"])
 		return n == 2, strconv.Itoa(n) + " runs", nil
@@ -124,11 +124,11 @@ func TestSupervisorKilled(t *testing.T) {
 	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job failed: %s", r.statusJSON())
+		t.Fatalf("the job failed: %s", r.StatusJSON())
 	}
-	if rec := r.record("kill-worker-0"); s.Restarts < 1 || rec.Restarts < 1 {
+	if rec := r.Record("kill-worker-0"); s.Restarts < 1 || rec.Restarts < 1 {
 		t.Errorf("restarts %d, worker-0 %+v: the restart before the kill is lost", s.Restarts, rec)
 	}
 	if diff := cmp.Diff(map[string]int{"worker-0": 3}, r.runs()); diff != "" {

@@ -29,9 +29,9 @@ func TestTrainingContainerHoldsNoCredentials(t *testing.T) {
 		{kind: "Chief", n: 1, policy: "Never", args: []string{"--wait-for", "worker-0"}},
 		{kind: "Worker", n: 1, policy: "Never", sidecar: true},
 	}}, nil)
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job did not succeed: %s", r.statusJSON())
+		t.Fatalf("the job did not succeed: %s", r.StatusJSON())
 	}
 	reports := r.reports()
 	for replica, reps := range reports {
@@ -76,12 +76,12 @@ func TestUserServiceAccountKeepsItsRights(t *testing.T) {
 		{kind: "Chief", n: 1, policy: "Never", args: []string{"--wait-for", "worker-0"}, template: object{"serviceAccountName": "trainer"}},
 		{kind: "Worker", n: 1, policy: "Never", sidecar: true, template: object{"serviceAccountName": "trainer"}},
 	}}
-	r := &run{t: t, c: c, spec: spec, ns: ns, dir: reportDir(t), began: time.Now()}
-	r.manifests = bins.tfgen.Must(t, spec.manifest(ns, r.dir), "render", "--supervisor-image", supervisorImage, "-f", "-")
+	r := c.render(t, spec, ns)
+	r.Started = time.Now()
 	r.apply()
-	s := r.waitStatus("the job to end", (*record.Status).Ended)
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job did not succeed: %s", r.statusJSON())
+		t.Fatalf("the job did not succeed: %s", r.StatusJSON())
 	}
 	after := c.rules(t, ns, "trainer")
 	if diff := cmp.Diff(before, after); diff != "" {

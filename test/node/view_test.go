@@ -14,8 +14,8 @@ import (
 // cli runs tfgen as the admin against the cluster, in the job's namespace,
 // and returns its stdout and exit code.
 func (r *run) cli(args ...string) (string, int) {
-	r.t.Helper()
-	cmd := exec.CommandContext(r.t.Context(), bins.tfgen.Path, append(args, "--kubeconfig", r.c.cp.Kubeconfig(), "-n", r.ns)...)
+	r.T.Helper()
+	cmd := exec.CommandContext(r.T.Context(), bins.tfgen.Path, append(args, "--kubeconfig", r.c.cp.Kubeconfig(), "-n", r.Namespace)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -24,7 +24,7 @@ func (r *run) cli(args ...string) (string, int) {
 	case errors.As(err, &exit):
 		return out.String() + errOut.String(), exit.ExitCode()
 	case err != nil:
-		r.t.Fatalf("tfgen %s: %v", strings.Join(args, " "), err)
+		r.T.Fatalf("tfgen %s: %v", strings.Join(args, " "), err)
 	}
 	return out.String(), 0
 }
@@ -47,10 +47,10 @@ type viewReplica struct {
 
 // view runs `tfgen status -o json`.
 func (r *run) view() view {
-	r.t.Helper()
-	out, code := r.cli("status", r.spec.name, "-o", "json")
+	r.T.Helper()
+	out, code := r.cli("status", r.Name, "-o", "json")
 	if code != 0 {
-		r.t.Fatalf("tfgen status exited %d:\n%s", code, out)
+		r.T.Fatalf("tfgen status exited %d:\n%s", code, out)
 	}
 	var job struct {
 		Status json.RawMessage `json:"status"`
@@ -68,7 +68,7 @@ func (r *run) view() view {
 		err = json.Unmarshal(job.Status, &extra)
 	}
 	if err != nil {
-		r.t.Fatalf("tfgen status -o json: %v\n%s", err, out)
+		r.T.Fatalf("tfgen status -o json: %v\n%s", err, out)
 	}
 	v.State, v.Replicas = extra.State, extra.Replicas
 	return v

@@ -98,13 +98,13 @@ func TestNodeAgent(t *testing.T) {
 
 	// Suspend stops every pod; resume starts them again, 3 workers.
 	c.must(c.tfgen(now, "suspend", "train"), "suspend")
-	c.waitPods("train")
-	c.waitRecord("train", "suspended, nothing running", func(s *record.Status) bool {
+	c.job("train").WaitPods()
+	c.job("train").WaitStatus("suspended, nothing running", func(s *record.Status) bool {
 		return s.IsTrue(record.JobSuspended) && s.ReplicaStatuses["Worker"] != nil && s.ReplicaStatuses["Worker"].Active == 0
 	})
 	c.waitView("train", "suspended", func(v *operate.View) bool { return v.Status.State == "Suspended" })
 	c.must(c.tfgen(now, "resume", "train"), "resume")
-	c.waitRecord("train", "running again", func(s *record.Status) bool { return s.IsTrue(record.JobRunning) })
+	c.job("train").WaitStatus("running again", func(s *record.Status) bool { return s.IsTrue(record.JobRunning) })
 	c.waitView("train", "4 replicas running again", runningReplicas("ps-0", "worker-0", "worker-1", "worker-2"))
 
 	// Done: --watch ends with the job, exit status 0.
@@ -142,19 +142,6 @@ func (c *cluster) waitView(job, what string, cond func(*operate.View) bool) {
 			return false, "", err
 		}
 		return cond(v), out.String(), nil
-	})
-}
-
-// waitRecord waits until job's record satisfies cond.
-func (c *cluster) waitRecord(job, what string, cond func(*record.Status) bool) {
-	c.t.Helper()
-	c.poll(job+": "+what, func(ctx context.Context) (bool, string, error) {
-		s, err := operate.Store(c.cs, c.ns, job).Get(ctx)
-		if err != nil {
-			return false, "", err
-		}
-		b, _ := json.Marshal(s)
-		return cond(s), string(b), nil
 	})
 }
 

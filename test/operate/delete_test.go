@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/operate"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // installPodGroupCRD installs Volcano's PodGroup CRD and waits until it
@@ -83,7 +84,7 @@ func (c *cluster) noObjects(job string) {
 			c.t.Errorf("%s %s is left after delete", kind, o.GetName())
 		}
 	}
-	if pods, err := c.pods(ctx, job); err != nil || len(pods) > 0 {
-		c.t.Errorf("pods left after delete: %v %v", pods, err)
+	if pods, err := c.job(job).Pods(ctx); err != nil || len(pods) > 0 {
+		c.t.Errorf("pods left after delete: %v %v", harness.PodNames(pods), err)
 	}
 }

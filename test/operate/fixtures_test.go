@@ -54,7 +54,7 @@ func (c *cluster) runningRecords(job string, skip ...string) {
 func (c *cluster) runningJob(job string) {
 	c.t.Helper()
 	c.apply("tfjob-mnist", job, true)
-	c.waitPods(job, mnistPods(job)...)
+	c.job(job).WaitPods(mnistPods(job)...)
 	c.kubelet(map[string]podState{
 		job + "-chief-0": running, job + "-ps-0": running, job + "-ps-1": running,
 		job + "-worker-0": running, job + "-worker-1": running, job + "-worker-2": pulling,
@@ -72,7 +72,7 @@ func (c *cluster) runningJob(job string) {
 func (c *cluster) pendingJob(job string) {
 	c.t.Helper()
 	c.apply("tfjob-mnist", job, true)
-	c.waitPods(job, mnistPods(job)...)
+	c.job(job).WaitPods(mnistPods(job)...)
 	c.runningRecords(job)
 	c.writeStatus(job, started)
 }
@@ -84,7 +84,7 @@ func (c *cluster) succeededJob(job string) {
 	c.t.Helper()
 	c.apply("tfjob-mnist", job, true)
 	c.scale(job, "ps", 0)
-	c.waitPods(job, job+"-chief-0", job+"-worker-0", job+"-worker-1", job+"-worker-2")
+	c.job(job).WaitPods(job+"-chief-0", job+"-worker-0", job+"-worker-1", job+"-worker-2")
 	c.kubelet(map[string]podState{job + "-chief-0": running, job + "-worker-0": running, job + "-worker-1": running, job + "-worker-2": running})
 	done := record.Replica{State: record.StateSucceeded, Reason: "Completed", LastExitCode: new(int32(0))}
 	w1 := done
@@ -112,7 +112,7 @@ func (c *cluster) failedJob(job string) {
 	for _, t := range []string{"chief", "ps", "worker"} {
 		c.scale(job, t, 0)
 	}
-	c.waitPods(job)
+	c.job(job).WaitPods()
 	end := t0.Add(12 * time.Minute)
 	c.writeStatus(job, func(s *record.Status) {
 		started(s)

@@ -192,28 +192,10 @@ func (c *cluster) poll(what string, cond harness.Condition) {
 	harness.Poller{Interval: 50 * time.Millisecond, Timeout: waitTimeout}.Poll(c.t, what, cond)
 }
 
-// pods returns the names of job's pods, sorted.
-func (c *cluster) pods(ctx context.Context, job string) ([]string, error) {
-	list, err := c.cs.CoreV1().Pods(c.ns).List(ctx, metav1.ListOptions{LabelSelector: operate.LabelJobName + "=" + job})
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, p := range list.Items {
-		names = append(names, p.Name)
-	}
-	slices.Sort(names)
-	return names, nil
-}
-
-// waitPods waits until job's pods are exactly want.
-func (c *cluster) waitPods(job string, want ...string) {
-	c.t.Helper()
-	slices.Sort(want)
-	c.poll("pods "+strings.Join(want, ", "), func(ctx context.Context) (bool, string, error) {
-		got, err := c.pods(ctx, job)
-		return slices.Equal(got, want), strings.Join(got, ", "), err
-	})
+// job is job name of the test's namespace; its waits take waitTimeout
+// at most.
+func (c *cluster) job(name string) *harness.Job {
+	return &harness.Job{T: c.t, Client: c.cs, Namespace: c.ns, Name: name, Timeout: waitTimeout}
 }
 
 // scale sets the replicas of StatefulSet job-typ, as a supervisor's
@@ -224,20 +206,6 @@ func (c *cluster) scale(job, typ string, n int32) {
 	if _, err := c.cs.AppsV1().StatefulSets(c.ns).Patch(c.t.Context(), job+"-"+typ, types.MergePatchType, patch, metav1.PatchOptions{}, "scale"); err != nil {
 		c.t.Fatal(err)
 	}
-}
-
-// replicas returns each StatefulSet of job's spec.replicas, by type.
-func (c *cluster) replicas(job string) map[string]int32 {
-	c.t.Helper()
-	list, err := c.cs.AppsV1().StatefulSets(c.ns).List(c.t.Context(), metav1.ListOptions{LabelSelector: operate.JobSelector(job)})
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	out := map[string]int32{}
-	for _, s := range list.Items {
-		out[s.Labels[operate.LabelReplicaType]] = *s.Spec.Replicas
-	}
-	return out
 }
 
 // writeStatus updates job's record as its supervisors do, through
@@ -251,14 +219,4 @@ func (c *cluster) writeStatus(job string, mutate func(*record.Status)) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-}
-
-// status reads job's record.
-func (c *cluster) status(job string) *record.Status {
-	c.t.Helper()
-	s, err := operate.Store(c.cs, c.ns, job).Get(c.t.Context())
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return s
 }

@@ -20,7 +20,7 @@ func TestScale(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, "op-scale")
 	c.apply("tfjob-dragon", "job1", true)
-	c.waitPods("job1", "job1-ps-0", "job1-worker-0", "job1-worker-1", "job1-worker-2", "job1-worker-3")
+	c.job("job1").WaitPods("job1-ps-0", "job1-worker-0", "job1-worker-1", "job1-worker-2", "job1-worker-3")
 	c.writeStatus("job1", func(s *record.Status) {
 		s.Start(t0)
 		s.SetCondition(record.JobRunning, "JobRunning", "replica ps-0 is running", t0)
@@ -41,7 +41,7 @@ func TestScale(t *testing.T) {
 
 	assertGolden(t, "scale.txt", c.must(c.tfgen(now, "scale", "job1", "--workers", "2"), "scale").stdout)
 	c.checkScaled("job1", map[string]int32{"ps": 1, "worker": 2}, "ps:1:2222,worker:2:2222", `{"worker":2}`)
-	c.waitPods("job1", "job1-ps-0", "job1-worker-0", "job1-worker-1")
+	c.job("job1").WaitPods("job1-ps-0", "job1-worker-0", "job1-worker-1")
 
 	// Suspended: the count is recorded, the StatefulSet stays at zero, and
 	// resume starts that many.
@@ -50,7 +50,7 @@ func TestScale(t *testing.T) {
 	c.checkScaled("job1", map[string]int32{"ps": 0, "worker": 0}, "ps:1:2222,worker:3:2222", `{"worker":3}`)
 	assertGolden(t, "scale-resume.txt", c.must(c.tfgen(now, "resume", "job1"), "resume").stdout)
 	c.checkScaled("job1", map[string]int32{"ps": 1, "worker": 3}, "ps:1:2222,worker:3:2222", `{"worker":3}`)
-	c.waitPods("job1", "job1-ps-0", "job1-worker-0", "job1-worker-1", "job1-worker-2")
+	c.job("job1").WaitPods("job1-ps-0", "job1-worker-0", "job1-worker-1", "job1-worker-2")
 
 	// Once ended, nothing scales.
 	c.writeStatus("job1", func(s *record.Status) { s.Finish(false, "DeadlineExceeded", "", now) })
@@ -63,7 +63,7 @@ func TestScale(t *testing.T) {
 // their supervisors, and the count in the record.
 func (c *cluster) checkScaled(job string, replicas map[string]int32, roles, recorded string) {
 	c.t.Helper()
-	if got := c.replicas(job); !maps.Equal(got, replicas) {
+	if got := c.job(job).Replicas(); !maps.Equal(got, replicas) {
 		c.t.Errorf("replicas: %v, want %v", got, replicas)
 	}
 	ctx := context.Background()

@@ -23,33 +23,33 @@ func TestSuspendResume(t *testing.T) {
 
 	r := c.must(c.tfgen(t0.Add(15*time.Minute), "suspend", "train"), "suspend")
 	assertGolden(t, "suspend.txt", r.stdout)
-	if got := c.replicas("train"); !maps.Equal(got, map[string]int32{"chief": 0, "ps": 0, "worker": 0}) {
+	if got := c.job("train").Replicas(); !maps.Equal(got, map[string]int32{"chief": 0, "ps": 0, "worker": 0}) {
 		t.Errorf("replicas after suspend: %v, want all 0", got)
 	}
-	c.waitPods("train")
+	c.job("train").WaitPods()
 	assertGolden(t, "suspend-status.txt", c.must(c.tfgen(t0.Add(20*time.Minute), "status", "train"), "status").stdout)
 	assertGolden(t, "suspend-again.txt", c.must(c.tfgen(t0.Add(16*time.Minute), "suspend", "train"), "suspend again").stdout)
 
 	r = c.must(c.tfgen(t0.Add(30*time.Minute), "resume", "train"), "resume")
 	assertGolden(t, "resume.txt", r.stdout)
-	if got := c.replicas("train"); !maps.Equal(got, all) {
+	if got := c.job("train").Replicas(); !maps.Equal(got, all) {
 		t.Errorf("replicas after resume: %v, want %v", got, all)
 	}
-	c.waitPods("train", mnistPods("train")...)
+	c.job("train").WaitPods(mnistPods("train")...)
 	assertGolden(t, "resume-status.txt", c.must(c.tfgen(t0.Add(31*time.Minute), "status", "train"), "status").stdout)
-	s := c.status("train")
+	s := c.job("train").Status()
 	if s.StartTime == nil || !s.StartTime.Equal(record.NewTime(t0.Add(30*time.Minute))) {
 		t.Errorf("startTime after resume: %v, want the resume's time (the active deadline counts from it)", s.StartTime)
 	}
 
 	// A job rendered with runPolicy.suspend starts at zero and is resumed
 	// to its spec's counts.
-	if got := c.replicas("later"); !maps.Equal(got, map[string]int32{"chief": 0, "ps": 0, "worker": 0}) {
+	if got := c.job("later").Replicas(); !maps.Equal(got, map[string]int32{"chief": 0, "ps": 0, "worker": 0}) {
 		t.Errorf("replicas rendered suspended: %v, want all 0", got)
 	}
 	assertGolden(t, "suspend-rendered-list.txt", c.must(c.tfgen(c.ages(time.Hour), "list"), "list").stdout)
 	c.must(c.tfgen(t0, "resume", "later"), "resume later")
-	if got := c.replicas("later"); !maps.Equal(got, all) {
+	if got := c.job("later").Replicas(); !maps.Equal(got, all) {
 		t.Errorf("replicas after resume: %v, want %v", got, all)
 	}
 
@@ -66,7 +66,7 @@ func TestSuspendResume(t *testing.T) {
 			t.Errorf("tfgen %s: exit status %d, stdout %q, stderr %q; want 1, nothing, %q", strings.Join(tc.args, " "), r.code, r.stdout, r.stderr, tc.want)
 		}
 	}
-	if got := c.replicas("done"); !maps.Equal(got, map[string]int32{"chief": 1, "ps": 0, "worker": 3}) {
+	if got := c.job("done").Replicas(); !maps.Equal(got, map[string]int32{"chief": 1, "ps": 0, "worker": 3}) {
 		t.Errorf("a refused suspend changed replicas: %v", got)
 	}
 }

@@ -27,7 +27,7 @@ func TestViews(t *testing.T) {
 	c.failedJob("failed")
 	c.pendingJob("suspended")
 	c.must(c.tfgen(t0.Add(15*time.Minute), "suspend", "suspended"), "suspend")
-	c.waitPods("suspended")
+	c.job("suspended").WaitPods()
 
 	t.Run("list", func(t *testing.T) {
 		r := c.must(c.tfgen(c.ages(30*time.Minute), "list"), "list")
@@ -124,7 +124,7 @@ func TestStatusFromTheFirstMoment(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, "op-first")
 	c.apply("tfjob-mnist", "fresh", true)
-	c.waitPods("fresh", mnistPods("fresh")...)
+	c.job("fresh").WaitPods(mnistPods("fresh")...)
 	r := c.must(c.tfgen(t0, "status", "fresh", "-o", "json"), "status -o json")
 	assertGolden(t, "status-fresh.json", c.sameCreation("fresh", r.stdout))
 	var v operate.View

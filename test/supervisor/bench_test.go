@@ -55,7 +55,7 @@ func chiefExit(b *testing.B) (time.Duration, float64) {
 	rss := vmRSS(p.cmd.Process.Pid)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	w, err := j.cs.AppsV1().StatefulSets(j.ns).Watch(ctx, metav1.ListOptions{})
+	w, err := j.Client.AppsV1().StatefulSets(j.Namespace).Watch(ctx, metav1.ListOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func restartGap(b *testing.B, relayed bool) time.Duration {
 		cmd := j.supervisor("j-worker-0", kubeconfig, append(append([]string{"run"}, flags...), "--", stamp)...)
 		cmd.Env = append(cmd.Env, "STAMP_FILE="+file, "STAMP_EXIT=1")
 		p := start(b, cmd)
-		s := j.waitStatus("the job to fail", (*record.Status).Ended)
+		s := j.WaitStatus("the job to fail", (*record.Status).Ended)
 		if code := p.stop(); code != 1 || s.Restarts != cycles-1 {
 			b.Fatalf("exit code %d, restarts %d: want 1 after %d restarts\n%s", code, s.Restarts, cycles-1, p.out)
 		}

@@ -21,9 +21,9 @@ var noRestartLeft = []string{"TFSUPERVISOR_RESTART_POLICY=ExitCode", "TFSUPERVIS
 // replace deletes pod now (its node gone, or its deletion done) and
 // creates the replica's new pod, as the StatefulSet controller does.
 func (j *job) replace(pod string) {
-	j.t.Helper()
-	if err := j.cs.CoreV1().Pods(j.ns).Delete(j.t.Context(), pod, *metav1.NewDeleteOptions(0)); err != nil {
-		j.t.Fatal(err)
+	j.T.Helper()
+	if err := j.Client.CoreV1().Pods(j.Namespace).Delete(j.T.Context(), pod, *metav1.NewDeleteOptions(0)); err != nil {
+		j.T.Fatal(err)
 	}
 	j.pod(pod)
 }
@@ -31,13 +31,13 @@ func (j *job) replace(pod string) {
 // finishAfterDisruption runs the replica's new pod to success in wrap
 // mode and checks that the disruption counted for nothing.
 func (j *job) finishAfterDisruption() {
-	j.t.Helper()
+	j.T.Helper()
 	cmd := j.supervisor("j-worker-0", j.cp.Kubeconfig(), "run", "--", "true")
 	cmd.Env = append(cmd.Env, noRestartLeft...)
-	p := start(j.t, cmd)
-	s := j.waitStatus("the job to end", (*record.Status).Ended)
+	p := start(j.T, cmd)
+	s := j.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) || s.Restarts != 0 || len(s.Failures) != 0 {
-		j.t.Errorf("after the disruption: conditions %+v, restarts %d, failures %v; want success with nothing counted", s.Conditions, s.Restarts, s.Failures)
+		j.T.Errorf("after the disruption: conditions %+v, restarts %d, failures %v; want success with nothing counted", s.Conditions, s.Restarts, s.Failures)
 	}
 	p.stop()
 }
@@ -60,12 +60,12 @@ func TestDisruptionWrapMode(t *testing.T) {
 			cmd.Env = append(cmd.Env, append(noRestartLeft, "READY="+ready)...)
 			p := start(t, cmd)
 			pid := readPID(t, ready)
-			j.waitRecords(0, "the worker to run", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateRunning })
+			j.WaitRecords("the worker to run", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateRunning })
 			if how == "SIGTERM" {
 				if code := p.stop(); code != 143 {
 					t.Errorf("exit code %d, want 143\n%s", code, p.out)
 				}
-				if r := j.record("j-worker-0"); r.State != record.StateStopped || r.Reason != "Terminated" {
+				if r := j.Record("j-worker-0"); r.State != record.StateStopped || r.Reason != "Terminated" {
 					t.Errorf("record %+v, want Stopped (Terminated)", r)
 				}
 			} else {
@@ -73,7 +73,7 @@ func TestDisruptionWrapMode(t *testing.T) {
 				syscall.Kill(-pid, syscall.SIGKILL)
 				p.kill()
 			}
-			if s := j.status(); s.Ended() || s.Restarts != 0 {
+			if s := j.Status(); s.Ended() || s.Restarts != 0 {
 				t.Fatalf("after %s: conditions %+v, restarts %d", how, s.Conditions, s.Restarts)
 			}
 			j.replace("j-worker-0")
@@ -93,23 +93,23 @@ func TestDisruptionSidecarMode(t *testing.T) {
 			j := newJob(t, "worker:1:2222", map[string]int32{"worker": 1})
 			w := &replicaIn{j: j, pod: "j-worker-0", mode: "watch", env: noRestartLeft}
 			w.start("")
-			j.waitRecords(0, "the worker to run", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateRunning })
+			j.WaitRecords("the worker to run", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateRunning })
 			ctx := t.Context()
 			switch how {
 			case "delete":
-				err := j.cs.CoreV1().Pods(j.ns).Delete(ctx, "j-worker-0", metav1.DeleteOptions{})
+				err := j.Client.CoreV1().Pods(j.Namespace).Delete(ctx, "j-worker-0", metav1.DeleteOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
 			case "evict":
-				err := j.cs.CoreV1().Pods(j.ns).EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "j-worker-0", Namespace: j.ns}})
+				err := j.Client.CoreV1().Pods(j.Namespace).EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "j-worker-0", Namespace: j.Namespace}})
 				if err != nil {
 					t.Fatal(err)
 				}
 			}
 			// The kubelet kills the container after the grace period.
 			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				p, err := j.cs.CoreV1().Pods(j.ns).Get(ctx, "j-worker-0", metav1.GetOptions{})
+				p, err := j.Client.CoreV1().Pods(j.Namespace).Get(ctx, "j-worker-0", metav1.GetOptions{})
 				if err != nil {
 					return err
 				}
@@ -121,17 +121,17 @@ func TestDisruptionSidecarMode(t *testing.T) {
 					p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
 						Reason: "TerminationByKubelet", LastTransitionTime: metav1.NewTime(time.Now())})
 				}
-				_, err = j.cs.CoreV1().Pods(j.ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+				_, err = j.Client.CoreV1().Pods(j.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
 				return err
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			j.waitRecords(0, "the sidecar to record the stop", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State != record.StateRunning })
-			if r := j.record("j-worker-0"); r.State != record.StateStopped || r.Reason != "Disrupted" {
+			j.WaitRecords("the sidecar to record the stop", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State != record.StateRunning })
+			if r := j.Record("j-worker-0"); r.State != record.StateStopped || r.Reason != "Disrupted" {
 				t.Errorf("record %+v, want Stopped (Disrupted)", r)
 			}
-			if s := j.status(); s.Ended() || s.Restarts != 0 {
+			if s := j.Status(); s.Ended() || s.Restarts != 0 {
 				t.Fatalf("after the disruption: conditions %+v, restarts %d", s.Conditions, s.Restarts)
 			}
 			w.p.stop()
@@ -161,12 +161,12 @@ func TestOOMCappedByBackoffLimit(t *testing.T) {
 					}
 					w.k.set(n, oom, last)
 					if n < 2 {
-						j.waitStatus("the restart counted", func(s *record.Status) bool { return s.Restarts == n+1 })
+						j.WaitStatus("the restart counted", func(s *record.Status) bool { return s.Restarts == n+1 })
 						w.k.set(n+1, running(), oom)
 					}
 				}
 			}
-			s := j.waitStatus("the job to fail", (*record.Status).Ended)
+			s := j.WaitStatus("the job to fail", (*record.Status).Ended)
 			if c := s.Condition(record.JobFailed); c == nil || c.Reason != "BackoffLimitExceeded" || s.Restarts != 2 {
 				t.Errorf("conditions %+v, restarts %d: want BackoffLimitExceeded after 2", s.Conditions, s.Restarts)
 			}

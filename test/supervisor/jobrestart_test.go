@@ -35,7 +35,7 @@ exec sleep 600`
 	fmt.Fprintln(gate, "go")
 	l.awaitLines(ready, n, "workers running again")
 	took := time.Since(began)
-	s := l.waitStatusFor(largeTimeout, "the job restart in the status", func(s *record.Status) bool { return s.RestartGeneration > 0 })
+	s := l.WaitStatus("the job restart in the status", func(s *record.Status) bool { return s.RestartGeneration > 0 })
 	if s.RestartGeneration != 1 || s.Restarts != 1 || s.Ended() {
 		raw, _ := s.Marshal()
 		tb.Errorf("status %s: want one job restart, the job running", raw)

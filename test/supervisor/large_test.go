@@ -19,11 +19,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // large is a job with many replicas, each a real tfsupervisor on a pod of
 // its own, talking to the API server as the job's ServiceAccount with the
-// job's Role (the rules of templates/rbac.yaml).
+// job's Role (the rules of templates/rbac.yaml). Its waits take
+// largeTimeout at most, and retry the API server's timeouts until then.
 type large struct {
 	*job
 	dir        string
@@ -43,42 +45,43 @@ const largeTimeout = 5 * time.Minute
 func newLarge(tb testing.TB, roles string, replicas map[string]int32) *large {
 	tb.Helper()
 	j := newJob(tb, roles, replicas)
+	j.Timeout = largeTimeout
 	ctx := tb.Context()
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "j-tfjob"}}
-	if _, err := j.cs.CoreV1().ServiceAccounts(j.ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+	if _, err := j.Client.CoreV1().ServiceAccounts(j.Namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
 		tb.Fatal(err)
 	}
 	var sets []string
 	for t := range replicas {
-		sets = append(sets, j.name+"-"+t)
+		sets = append(sets, j.Name+"-"+t)
 	}
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "j-tfjob"}, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{j.name}, Verbs: []string{"get", "update", "watch"}},
-		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{record.LogsName(j.name)}, Verbs: []string{"get", "update"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{j.Name}, Verbs: []string{"get", "update", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{record.LogsName(j.Name)}, Verbs: []string{"get", "update"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"statefulsets/scale"}, ResourceNames: sets, Verbs: []string{"patch"}},
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "patch"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create"}},
 	}}
-	if _, err := j.cs.RbacV1().Roles(j.ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+	if _, err := j.Client.RbacV1().Roles(j.Namespace).Create(ctx, role, metav1.CreateOptions{}); err != nil {
 		tb.Fatal(err)
 	}
-	logs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: record.LogsName(j.name)}}
-	if _, err := j.cs.CoreV1().ConfigMaps(j.ns).Create(ctx, logs, metav1.CreateOptions{}); err != nil {
+	logs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: record.LogsName(j.Name)}}
+	if _, err := j.Client.CoreV1().ConfigMaps(j.Namespace).Create(ctx, logs, metav1.CreateOptions{}); err != nil {
 		tb.Fatal(err)
 	}
 	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "j-tfjob"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "j-tfjob"},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "j-tfjob", Namespace: j.ns}}}
-	if _, err := j.cs.RbacV1().RoleBindings(j.ns).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "j-tfjob", Namespace: j.Namespace}}}
+	if _, err := j.Client.RbacV1().RoleBindings(j.Namespace).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
 		tb.Fatal(err)
 	}
-	kc, err := j.cp.ServiceAccountKubeconfig(ctx, j.ns, "j-tfjob")
+	kc, err := j.cp.ServiceAccountKubeconfig(ctx, j.Namespace, "j-tfjob")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for t, n := range replicas {
 		for i := range n {
-			j.pod(fmt.Sprintf("%s-%s-%d", j.name, t, i))
+			j.pod(fmt.Sprintf("%s-%s-%d", j.Name, t, i))
 		}
 	}
 	l := &large{job: j, dir: tb.TempDir(), kubeconfig: kc}
@@ -101,18 +104,18 @@ func newLarge(tb testing.TB, roles string, replicas map[string]int32) *large {
 func (l *large) fifo(name string) *os.File {
 	p := filepath.Join(l.dir, name)
 	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		l.t.Fatal(err)
+		l.T.Fatal(err)
 	}
 	f, err := os.OpenFile(p, os.O_RDWR, 0)
 	if err != nil {
-		l.t.Fatal(err)
+		l.T.Fatal(err)
 	}
 	return f
 }
 
 // awaitLines reads n lines from f.
 func (l *large) awaitLines(f *os.File, n int, what string) {
-	l.t.Helper()
+	l.T.Helper()
 	done := make(chan int, 1)
 	go func() {
 		r := bufio.NewReader(f)
@@ -128,10 +131,10 @@ func (l *large) awaitLines(f *os.File, n int, what string) {
 	select {
 	case k := <-done:
 		if k < n {
-			l.t.Fatalf("%s: %d of %d", what, k, n)
+			l.T.Fatalf("%s: %d of %d", what, k, n)
 		}
 	case <-time.After(largeTimeout):
-		l.t.Fatalf("%s: gave up", what)
+		l.T.Fatalf("%s: gave up", what)
 	}
 }
 
@@ -141,13 +144,13 @@ func (l *large) start(pod, script string, flags ...string) {
 	args := append(append([]string{"run"}, flags...), "--", "sh", "-c", script)
 	cmd := l.supervisor(pod, l.kubeconfig, args...)
 	cmd.Env = append(cmd.Env, "DIR="+l.dir, "READY="+filepath.Join(l.dir, "ready"), "GO="+filepath.Join(l.dir, "go"))
-	p := start(l.t, cmd)
+	p := start(l.T, cmd)
 	l.procs = append(l.procs, p)
 	go func() {
 		<-p.done
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if !l.stopping && !l.t.Failed() { // not killed at the test's end
+		if !l.stopping && !l.T.Failed() { // not killed at the test's end
 			l.early = append(l.early, pod+": "+p.out.String())
 		}
 	}()
@@ -168,7 +171,7 @@ func (l *large) stopAll() time.Duration {
 		case <-p.done:
 			cpu += p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime()
 		case <-time.After(time.Minute):
-			l.t.Fatalf("a supervisor did not stop within a minute:\n%s", p.out)
+			l.T.Fatalf("a supervisor did not stop within a minute:\n%s", p.out)
 		}
 	}
 	return cpu
@@ -177,10 +180,10 @@ func (l *large) stopAll() time.Duration {
 // mtime returns when the training processes wrote file name of the
 // run's directory (an empty file written by the shell, no process).
 func (l *large) mtime(name string) time.Time {
-	l.t.Helper()
+	l.T.Helper()
 	fi, err := os.Stat(filepath.Join(l.dir, name))
 	if err != nil {
-		l.t.Fatal(err)
+		l.T.Fatal(err)
 	}
 	return fi.ModTime()
 }
@@ -189,7 +192,7 @@ func (l *large) mtime(name string) time.Time {
 func (l *large) pods(t string, n int) []string {
 	out := make([]string, n)
 	for i := range out {
-		out[i] = fmt.Sprintf("%s-%s-%d", l.name, t, i)
+		out[i] = fmt.Sprintf("%s-%s-%d", l.Name, t, i)
 	}
 	return out
 }
@@ -197,15 +200,15 @@ func (l *large) pods(t string, n int) []string {
 // noPodDeleted fails unless every pod of the job is there, none being
 // deleted: the training processes stopped by themselves.
 func (l *large) noPodDeleted(want int) {
-	l.t.Helper()
-	ctx, cancel := context.WithTimeout(l.t.Context(), largeTimeout)
+	l.T.Helper()
+	ctx, cancel := context.WithTimeout(l.T.Context(), largeTimeout)
 	defer cancel()
 	var list *corev1.PodList
-	if err := retrying(ctx, func(ctx context.Context) (err error) {
-		list, err = l.cs.CoreV1().Pods(l.ns).List(ctx, metav1.ListOptions{})
+	if err := harness.Retry(ctx, func(ctx context.Context) (err error) {
+		list, err = l.Client.CoreV1().Pods(l.Namespace).List(ctx, metav1.ListOptions{})
 		return err
 	}); err != nil {
-		l.t.Fatal(err)
+		l.T.Fatal(err)
 	}
 	n := 0
 	for _, p := range list.Items {
@@ -214,7 +217,7 @@ func (l *large) noPodDeleted(want int) {
 		}
 	}
 	if n != want {
-		l.t.Errorf("%d pods left undeleted, want all %d", n, want)
+		l.T.Errorf("%d pods left undeleted, want all %d", n, want)
 	}
 }
 
@@ -229,15 +232,15 @@ type apiCounts struct {
 // patch and delete, and every 409 Conflict. Nothing but the supervisors
 // writes while a large job runs (no controller-manager here).
 func (l *large) counts() apiCounts {
-	l.t.Helper()
-	ctx, cancel := context.WithTimeout(l.t.Context(), largeTimeout)
+	l.T.Helper()
+	ctx, cancel := context.WithTimeout(l.T.Context(), largeTimeout)
 	defer cancel()
 	var raw []byte
-	if err := retrying(ctx, func(ctx context.Context) (err error) {
-		raw, err = l.cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err := harness.Retry(ctx, func(ctx context.Context) (err error) {
+		raw, err = l.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 		return err
 	}); err != nil {
-		l.t.Fatal(err)
+		l.T.Fatal(err)
 	}
 	c := apiCounts{by: map[string]float64{}}
 	label := func(labels, name string) string {
@@ -304,7 +307,7 @@ func (l *large) closeWindow(r *largeResult, n int) {
 	after := l.counts()
 	server := l.cp.CPUTime("kube-apiserver") + l.cp.CPUTime("etcd") - l.cpuBefore
 	r.cpuPerReplica = (cpu + server) / time.Duration(n)
-	l.t.Logf("CPU of %d supervisors %v (%v each), of the API server and etcd %v (%v per replica); wall %v",
+	l.T.Logf("CPU of %d supervisors %v (%v each), of the API server and etcd %v (%v per replica); wall %v",
 		n, cpu.Round(time.Millisecond), (cpu / time.Duration(n)).Round(time.Microsecond),
 		server.Round(time.Millisecond), (server / time.Duration(n)).Round(time.Microsecond), r.wall.Round(time.Millisecond))
 	r.writesPerReplica = (after.writes - l.before.writes) / float64(n)
@@ -316,7 +319,7 @@ func (l *large) closeWindow(r *largeResult, n int) {
 		}
 	}
 	slices.Sort(by)
-	l.t.Logf("API writes of %d replicas: %s", n, strings.Join(by, ", "))
+	l.T.Logf("API writes of %d replicas: %s", n, strings.Join(by, ", "))
 }
 
 // allWorkers runs a job of n workers under AllWorkers and a parameter
@@ -340,7 +343,7 @@ if [ %d -gt 0 ] && [ $((i %% %d)) -eq 0 ] && [ ! -e "$f" ]; then : > "$f"; exit 
 	for _, pod := range l.pods("worker", n) {
 		l.start(pod, worker, flags...)
 	}
-	s := l.waitStatusFor(largeTimeout, "the job to end", (*record.Status).Ended)
+	s := l.WaitStatus("the job to end", (*record.Status).Ended)
 	ended := time.Now()
 	res := largeResult{wall: ended.Sub(began)}
 	var last time.Time
@@ -350,13 +353,13 @@ if [ %d -gt 0 ] && [ $((i %% %d)) -eq 0 ] && [ ! -e "$f" ]; then : > "$f"; exit 
 		}
 	}
 	res.afterLast = ended.Sub(last.Add(train))
-	l.waitRecords(largeTimeout, "the parameter server to stop", []string{"j-ps-0"}, func(r record.Replica) bool {
+	l.WaitRecords("the parameter server to stop", []string{"j-ps-0"}, func(r record.Replica) bool {
 		return r.State == record.StateStopped && r.Reason == "JobEnded"
 	})
 	l.noPodDeleted(n + 1)
 	succeeded := 0
 	for _, pod := range l.pods("worker", n) {
-		if l.record(pod).State == record.StateSucceeded {
+		if l.Record(pod).State == record.StateSucceeded {
 			succeeded++
 		}
 	}
@@ -390,13 +393,13 @@ func decidingExit(tb testing.TB, n int) largeResult {
 	// A job ends long after its start: the chief exits once the API server
 	// has taken every worker's first record (a thousand supervisors
 	// starting at once queue their writes for a minute on 2 cores).
-	l.waitRecords(largeTimeout, "every worker's record Running", l.pods("worker", n), func(r record.Replica) bool {
+	l.WaitRecords("every worker's record Running", l.pods("worker", n), func(r record.Replica) bool {
 		return r.State == record.StateRunning
 	})
 	gate.Close() // the chief reads EOF and exits
-	s := l.waitStatusFor(largeTimeout, "the job to end", (*record.Status).Ended)
+	s := l.WaitStatus("the job to end", (*record.Status).Ended)
 	res := largeResult{wall: time.Since(began)}
-	l.waitRecords(largeTimeout, "every worker to stop", l.pods("worker", n), func(r record.Replica) bool {
+	l.WaitRecords("every worker to stop", l.pods("worker", n), func(r record.Replica) bool {
 		return r.State == record.StateStopped && r.Reason == "JobEnded"
 	})
 	l.noPodDeleted(n + 1)
@@ -424,7 +427,7 @@ func decidingExit(tb testing.TB, n int) largeResult {
 			tb.Logf("kept: %d replicas' output, worker-0's %q; the keeper (chief-0) said:\n%s", len(kept), kept["worker-0"], l.procs[0].out.String())
 		}
 	}()
-	l.waitConfigMap(largeTimeout, record.LogsName(l.name), fmt.Sprintf("%d workers' output kept", want), func(data map[string]string) bool {
+	l.WaitLogs(fmt.Sprintf("%d workers' output kept", want), func(data map[string]string) bool {
 		kept = data
 		// (sh may add "Terminated", of its sleep)
 		return len(data) == want && strings.HasPrefix(data["worker-0"], "j-worker-0: stopped\n")
@@ -450,7 +453,7 @@ func massFailure(tb testing.TB, n int, limit int) largeResult {
 	}
 	l.awaitLines(ready, n, "workers running")
 	gate.Close()
-	s := l.waitStatusFor(largeTimeout, "the job to end", (*record.Status).Ended)
+	s := l.WaitStatus("the job to end", (*record.Status).Ended)
 	res := largeResult{wall: time.Since(began)}
 	l.closeWindow(&res, n)
 	b, _ := os.ReadFile(filepath.Join(l.dir, "again"))

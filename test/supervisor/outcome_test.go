@@ -33,7 +33,7 @@ func (r *replicaIn) start(script string) {
 	}
 	cmd := r.j.supervisor(r.pod, r.j.cp.Kubeconfig(), args...)
 	cmd.Env = append(cmd.Env, r.env...)
-	r.p = start(r.j.t, cmd)
+	r.p = start(r.j.T, cmd)
 	if r.mode == "watch" {
 		r.k = &kubelet{j: r.j, pod: r.pod}
 		r.k.set(0, running(), corev1.ContainerState{})
@@ -49,7 +49,7 @@ func (r *replicaIn) exit(code int32, fifo string) {
 	}
 	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
-		r.j.t.Fatal(err)
+		r.j.T.Fatal(err)
 	}
 	f.WriteString("go\n")
 	f.Close()
@@ -76,16 +76,16 @@ func TestDynamicWorkersBothModes(t *testing.T) {
 			fifo := mkfifo(t)
 			worker := &replicaIn{j: j, pod: "j-worker-1", mode: mode, env: append(env, "GO="+fifo)}
 			worker.start(`read x < "$GO"; exit 1`)
-			j.waitRecords(0, "the worker to run", []string{"j-worker-1"}, func(r record.Replica) bool { return r.State == record.StateRunning })
+			j.WaitRecords("the worker to run", []string{"j-worker-1"}, func(r record.Replica) bool { return r.State == record.StateRunning })
 			worker.exit(1, fifo)
-			s := j.waitStatus("the worker's failure counted", func(s *record.Status) bool {
+			s := j.WaitStatus("the worker's failure counted", func(s *record.Status) bool {
 				return s.Ended() || (s.ReplicaStatuses["Worker"] != nil && s.ReplicaStatuses["Worker"].Failed == 1)
 			})
 			if s.Ended() {
 				t.Fatalf("the job ended at a dynamic worker's failure: %+v", s.Conditions)
 			}
 			chief.exit(0, "")
-			s = j.waitStatus("the chief to decide", (*record.Status).Ended)
+			s = j.WaitStatus("the chief to decide", (*record.Status).Ended)
 			if !s.IsTrue(record.JobSucceeded) || s.Failures["worker-1"] == nil {
 				t.Errorf("conditions %+v, failures %v", s.Conditions, s.Failures)
 			}
@@ -106,24 +106,24 @@ func TestEvaluatorGraceBothModes(t *testing.T) {
 			fifo := mkfifo(t)
 			ev := &replicaIn{j: j, pod: "j-evaluator-0", mode: mode, env: []string{"GO=" + fifo}}
 			ev.start(`read x < "$GO"; exit 0`)
-			j.waitRecords(0, "the evaluator to run", []string{"j-evaluator-0"}, func(r record.Replica) bool { return r.State == record.StateRunning })
+			j.WaitRecords("the evaluator to run", []string{"j-evaluator-0"}, func(r record.Replica) bool { return r.State == record.StateRunning })
 			chief.exit(0, "")
-			s := j.waitStatus("the job to succeed", (*record.Status).Ended)
+			s := j.WaitStatus("the job to succeed", (*record.Status).Ended)
 			if !s.IsTrue(record.JobSucceeded) || s.EvaluatorDeadline == nil || slices.Contains(s.Stop, "evaluator") {
 				t.Fatalf("at the chief's success: conditions %+v, stop %v, evaluator deadline %v", s.Conditions, s.Stop, s.EvaluatorDeadline)
 			}
-			if got := j.replicas(); got["evaluator"] != 1 || got["chief"] != 1 {
+			if got := j.Replicas(); got["evaluator"] != 1 || got["chief"] != 1 {
 				t.Errorf("replicas %v while the evaluator has time: it, or the keeper waiting for it, was scaled down", got)
 			}
 			ev.exit(0, fifo)
-			s = j.waitStatus("the evaluator's outcome", func(s *record.Status) bool { return slices.Contains(s.Stop, "evaluator") })
+			s = j.WaitStatus("the evaluator's outcome", func(s *record.Status) bool { return slices.Contains(s.Stop, "evaluator") })
 			if rs := s.ReplicaStatuses["Evaluator"]; rs == nil || rs.Succeeded != 1 {
 				t.Errorf("evaluator status %+v, want 1 succeeded", rs)
 			}
-			if r := j.record("j-evaluator-0"); r.State != record.StateSucceeded {
+			if r := j.Record("j-evaluator-0"); r.State != record.StateSucceeded {
 				t.Errorf("evaluator record %+v, want Succeeded", r)
 			}
-			j.waitReplicas(map[string]int32{"chief": 0, "evaluator": 0})
+			j.WaitReplicas(map[string]int32{"chief": 0, "evaluator": 0})
 		})
 	}
 }

@@ -31,7 +31,7 @@ exit 1`
 	}
 	first := startOne()
 	pid := readPID(t, ready)
-	j.waitRecords(0, "the restart on the pod", []string{"j-worker-0"}, func(r record.Replica) bool {
+	j.WaitRecords("the restart on the pod", []string{"j-worker-0"}, func(r record.Replica) bool {
 		return r.State == record.StateRunning && r.Restarts == 1
 	})
 	// The container dies: the supervisor and the training process group
@@ -41,7 +41,7 @@ exit 1`
 	first.kill()
 
 	second := startOne()
-	s := j.waitStatus("the job to fail", (*record.Status).Ended)
+	s := j.WaitStatus("the job to fail", (*record.Status).Ended)
 	if code := second.stop(); code != 1 {
 		t.Errorf("exit code %d, want 1\n%s", code, second.out)
 	}
@@ -49,7 +49,7 @@ exit 1`
 	if runs := strings.TrimSpace(string(b)); runs != "4" {
 		t.Errorf("the training process ran %s times, want 4 (2 restarts in all)", runs)
 	}
-	if r := j.record("j-worker-0"); r.Restarts != 2 || r.State != record.StateFailed || r.Reason != "MaxRestartsExceeded" {
+	if r := j.Record("j-worker-0"); r.Restarts != 2 || r.State != record.StateFailed || r.Reason != "MaxRestartsExceeded" {
 		t.Errorf("replica %+v, want Failed after 2 restarts", r)
 	}
 	if c := s.Condition(record.JobFailed); c == nil || !strings.Contains(c.Message, "MaxRestartsExceeded") {

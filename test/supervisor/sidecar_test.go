@@ -20,10 +20,10 @@ type kubelet struct {
 }
 
 func (k *kubelet) set(restarts int32, state, last corev1.ContainerState) {
-	k.j.t.Helper()
+	k.j.T.Helper()
 	now := metav1.NewTime(time.Now())
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		p, err := k.j.cs.CoreV1().Pods(k.j.ns).Get(k.j.t.Context(), k.pod, metav1.GetOptions{})
+		p, err := k.j.Client.CoreV1().Pods(k.j.Namespace).Get(k.j.T.Context(), k.pod, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -34,11 +34,11 @@ func (k *kubelet) set(restarts int32, state, last corev1.ContainerState) {
 			{Name: "tfsupervisor", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}, Image: "sup", ImageID: "sup@sha256:1",
 				ContainerID: "containerd://sup", Ready: true, Started: new(true)},
 		}
-		_, err = k.j.cs.CoreV1().Pods(k.j.ns).UpdateStatus(k.j.t.Context(), p, metav1.UpdateOptions{})
+		_, err = k.j.Client.CoreV1().Pods(k.j.Namespace).UpdateStatus(k.j.T.Context(), p, metav1.UpdateOptions{})
 		return err
 	})
 	if err != nil {
-		k.j.t.Fatal(err)
+		k.j.T.Fatal(err)
 	}
 }
 
@@ -64,31 +64,31 @@ func TestSidecar(t *testing.T) {
 	pod := []string{"j-worker-0"}
 	first := watch()
 	k.set(0, running(), corev1.ContainerState{})
-	j.waitRecords(0, "the sidecar to see the container run", pod, func(r record.Replica) bool { return r.State == record.StateRunning })
+	j.WaitRecords("the sidecar to see the container run", pod, func(r record.Replica) bool { return r.State == record.StateRunning })
 	k.set(0, terminated(137, 0), corev1.ContainerState{}) // OOM-killed: retryable
-	j.waitStatus("the exit to count", func(s *record.Status) bool { return s.Restarts == 1 })
+	j.WaitStatus("the exit to count", func(s *record.Status) bool { return s.Restarts == 1 })
 	// The keeper beside this replica counts its exit before the record's
 	// patch reaches the pod: wait for the record.
-	j.waitRecords(0, "the exit on the pod", pod, func(r record.Replica) bool { return r.State != record.StateRunning })
-	if r := j.record("j-worker-0"); r.State != record.StateRestarting || r.LastExitCode == nil || *r.LastExitCode != 137 {
+	j.WaitRecords("the exit on the pod", pod, func(r record.Replica) bool { return r.State != record.StateRunning })
+	if r := j.Record("j-worker-0"); r.State != record.StateRestarting || r.LastExitCode == nil || *r.LastExitCode != 137 {
 		t.Errorf("after exit 137: %+v", r)
 	}
 	k.set(1, running(), terminated(137, 0))
-	j.waitRecords(0, "the restart", pod, func(r record.Replica) bool { return r.State == record.StateRunning && r.Restarts == 1 })
+	j.WaitRecords("the restart", pod, func(r record.Replica) bool { return r.State == record.StateRunning && r.Restarts == 1 })
 
 	// The sidecar's own container restarts: the new one reads the same
 	// exit from lastState and must not count it again.
 	first.kill()
 	second := watch()
 	k.set(1, terminated(0, 1), terminated(137, 0))
-	s := j.waitStatus("the job to succeed", func(s *record.Status) bool { return s.IsTrue(record.JobSucceeded) })
+	s := j.WaitStatus("the job to succeed", func(s *record.Status) bool { return s.IsTrue(record.JobSucceeded) })
 	if s.Restarts != 1 {
 		t.Errorf("restarts %d, want 1: an exit was counted twice", s.Restarts)
 	}
-	j.waitRecords(0, "the replica's record to say it succeeded after 1 restart", pod, func(r record.Replica) bool {
+	j.WaitRecords("the replica's record to say it succeeded after 1 restart", pod, func(r record.Replica) bool {
 		return r.State == record.StateSucceeded && r.Restarts == 1
 	})
-	j.waitReplicas(map[string]int32{"ps": 0, "worker": 0})
+	j.WaitReplicas(map[string]int32{"ps": 0, "worker": 0})
 	if code := second.stop(); code != 0 {
 		t.Errorf("sidecar exit code %d, want 0\n%s", code, second.out)
 	}

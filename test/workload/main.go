@@ -18,7 +18,10 @@
 // --connect (TensorFlow) listens on the replica's own TF_CONFIG address and
 // dials every other replica's, by its Service DNS name, until each answers
 // or --wait-timeout passes; a name that does not resolve or connect is a
-// problem of the report. The listener stays open while the replica runs.
+// problem of the report. The listener stays open while the replica runs
+// only: each replica must name every other in its --wait-for, so that none
+// stops listening before the others, which report once they have dialed
+// it, are done with it.
 package main
 
 import (

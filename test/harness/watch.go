@@ -1,0 +1,139 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// object is an object of a typed client (*corev1.Pod...).
+type object interface {
+	runtime.Object
+	GetName() string
+}
+
+// collection is how to list and watch one kind of object in a namespace,
+// narrowed by opts.
+type collection[T object] struct {
+	list  func(ctx context.Context, opts metav1.ListOptions) (items []T, resourceVersion string, err error)
+	watch func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+	opts  metav1.ListOptions
+}
+
+// until lists c's objects and watches them from that list until done
+// holds, or ctx ends. done is given every object by name, as the API
+// server last told it, and the objects just told: all of them after a
+// list, one after an added or changed one, none after a deletion, so that
+// it sees every state in order. A list or watch that fails, and a watch
+// that ends, list again after a pause: a busy API server times requests
+// out, and a watch expires. It returns ctx's error, with the last failed
+// call's if any.
+func until[T object](ctx context.Context, c collection[T], done func(all map[string]T, told []T) bool) error {
+	const first = 100 * time.Millisecond
+	pause := first
+	var last error
+	for {
+		items, rv, err := c.list(ctx, c.opts)
+		if err == nil {
+			all := make(map[string]T, len(items))
+			for _, o := range items {
+				all[o.GetName()] = o
+			}
+			if done(all, items) {
+				return nil
+			}
+			opts := c.opts
+			opts.ResourceVersion = rv
+			var w watch.Interface
+			if w, err = c.watch(ctx, opts); err == nil && follow(ctx, w, all, done) {
+				return nil
+			}
+		}
+		if err != nil {
+			last = err
+		} else {
+			pause = first
+		}
+		select {
+		case <-ctx.Done():
+			if last != nil {
+				return fmt.Errorf("%w (last error: %v)", ctx.Err(), last)
+			}
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		if err != nil {
+			pause = min(2*pause, 2*time.Second)
+		}
+	}
+}
+
+// follow applies w's events to all until done holds (true), or w ends or
+// reports an error, or ctx ends (false).
+func follow[T object](ctx context.Context, w watch.Interface, all map[string]T, done func(map[string]T, []T) bool) bool {
+	defer w.Stop()
+	for {
+		var ev watch.Event
+		var open bool
+		select {
+		case <-ctx.Done():
+			return false
+		case ev, open = <-w.ResultChan():
+		}
+		if !open {
+			return false
+		}
+		o, ok := ev.Object.(T)
+		if !ok {
+			if ev.Type == watch.Error { // such as 410 Gone: list again
+				return false
+			}
+			continue
+		}
+		switch ev.Type {
+		case watch.Added, watch.Modified:
+			all[o.GetName()] = o
+			if done(all, []T{o}) {
+				return true
+			}
+		case watch.Deleted:
+			delete(all, o.GetName())
+			if done(all, nil) {
+				return true
+			}
+		}
+	}
+}
+
+// pointers returns pointers to a list's items.
+func pointers[T any](items []T) []*T {
+	out := make([]*T, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out
+}
+
+// Retry calls call until it succeeds or ctx ends, pausing between
+// attempts (100 ms, doubling up to 2 s), and returns its last error if ctx
+// ended first: a saturated API server times requests out (a large job's
+// many supervisors), which says nothing of what a test checks.
+func Retry(ctx context.Context, call func(context.Context) error) error {
+	pause := 100 * time.Millisecond
+	for {
+		err := call(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 2*time.Second)
+	}
+}
