@@ -111,4 +111,3 @@ func (p *proxy) set(up bool) {
 		p.conns = nil
 	}
 }
-
