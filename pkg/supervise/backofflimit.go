@@ -56,6 +56,22 @@ func (j *Job) countRestarts(n *record.Status, obs []Observed, gone int32, now ti
 	}
 }
 
+// countLate counts, after the job ended, the restarts its replicas' records
+// show that the count lacks (they reached the keeper late). Nothing is
+// granted any more, and the count never falls: a grant the end overtook
+// stays counted until it is taken up, or for good.
+func (j *Job) countLate(n *record.Status, obs []Observed, gone int32) {
+	if j.RestartScope == RestartScopeJob {
+		return
+	}
+	n.RestartsOfGonePods += gone
+	total := n.RestartsOfGonePods
+	for _, o := range obs {
+		total += o.Restarts
+	}
+	n.Restarts = max(n.Restarts, total)
+}
+
 // countJobRestarts, under restart scope Job, raises the job's restart
 // generation when a replica asks to restart in the current one (under
 // backoffLimit while the count allows; the first it cannot grant fails

@@ -62,7 +62,7 @@ func (j *Job) derive(s *record.Status, obs []Observed, gone int32, now time.Time
 	n := s.DeepCopy()
 	var ch change
 	if n.Ended() {
-		j.afterEnd(n, obs, now, &ch)
+		j.afterEnd(n, obs, gone, now, &ch)
 		return n, ch
 	}
 	if n.IsTrue(record.JobSuspended) {
@@ -71,15 +71,7 @@ func (j *Job) derive(s *record.Status, obs []Observed, gone int32, now time.Time
 	obs = slices.SortedFunc(slices.Values(obs), func(a, b Observed) int {
 		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Index, b.Index))
 	})
-	for _, o := range obs {
-		switch o.State {
-		case record.StateSucceeded:
-			n.AddSucceeded(o.Type, o.Index)
-		case record.StateFailed:
-			n.AddFailed(o.Type, o.Index)
-			n.AddFailure(o.Ref.String(), record.Failure{ExitCode: o.LastExitCode, Reason: o.Reason, Restarts: o.Restarts})
-		}
-	}
+	absorb(n, obs)
 	j.countRestarts(n, obs, gone, now, &ch)
 	started, running, restarting := false, false, false
 	for _, o := range obs {
@@ -103,14 +95,34 @@ func (j *Job) derive(s *record.Status, obs []Observed, gone int32, now time.Time
 	}
 	if n.Ended() {
 		j.end(n, now, &ch)
-		j.afterEnd(n, obs, now, &ch)
+		j.graceEvaluator(n, obs, now, &ch)
+		j.release(n, obs, now, &ch)
 	}
 	return n, ch
 }
 
-// afterEnd follows an ended job: the evaluator it gave time, and the
-// release of its replicas.
-func (j *Job) afterEnd(n *record.Status, obs []Observed, now time.Time, ch *change) {
+// absorb takes into the succeeded and failed sets every replica whose
+// record says it succeeded or failed.
+func absorb(n *record.Status, obs []Observed) {
+	for _, o := range obs {
+		switch o.State {
+		case record.StateSucceeded:
+			n.AddSucceeded(o.Type, o.Index)
+		case record.StateFailed:
+			n.AddFailed(o.Type, o.Index)
+			n.AddFailure(o.Ref.String(), record.Failure{ExitCode: o.LastExitCode, Reason: o.Reason, Restarts: o.Restarts})
+		}
+	}
+}
+
+// afterEnd follows an ended job, whose outcome and counts by type stay as
+// they were at its end: what its replicas say after it (records that
+// reached the keeper late: an API outage, a keeper restarting) still goes
+// into the sets and the restart count; the evaluator given time is
+// followed; its replicas are released.
+func (j *Job) afterEnd(n *record.Status, obs []Observed, gone int32, now time.Time, ch *change) {
+	absorb(n, obs)
+	j.countLate(n, obs, gone)
 	j.graceEvaluator(n, obs, now, ch)
 	j.release(n, obs, now, ch)
 }

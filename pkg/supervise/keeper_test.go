@@ -297,3 +297,22 @@ func TestKeeperRunningPolicyReleasesOnceSaid(t *testing.T) {
 	j.wait("every type released", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"ps", "worker", "chief"}) })
 	j.sc.await(t, "ps to 0", "worker to 0", "chief to 0")
 }
+
+// TestKeeperCountsLateRecords: records that reach the keeper after the
+// job ended (an API outage hid them) still go into the succeeded and
+// failed sets and the restart count; the outcome stays.
+func TestKeeperCountsLateRecords(t *testing.T) {
+	j := newJob(t, "chief:1:1,worker:2:1", nil)
+	for _, r := range []string{"chief-0", "worker-0", "worker-1"} {
+		j.set(r, record.StateRunning, 0)
+	}
+	j.keep(-1)
+	j.set("chief-0", record.StateSucceeded, 0, 0)
+	j.wait("the job to end", (*record.Status).Ended)
+	j.set("worker-0", record.StateSucceeded, 1, 0)
+	j.set("worker-1", record.StateFailed, 0, 3)
+	s := j.wait("the late records", func(s *record.Status) bool { return s.HasSucceeded("worker", 0) && s.HasFailed("worker", 1) })
+	if s.Restarts != 1 || !s.IsTrue(record.JobSucceeded) || s.Failures["worker-1"] == nil {
+		t.Errorf("status %+v: want 1 restart counted, the job Succeeded, worker-1's failure kept", s)
+	}
+}

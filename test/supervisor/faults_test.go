@@ -1,0 +1,303 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/test/harness"
+)
+
+// Faults the job's end must survive: each test ends with the job's right
+// outcome, every exit counted, and every StatefulSet at zero.
+
+// wrapped is a wrap-mode replica as tfgen renders it: tfsupervisor watch
+// --socket, the pod's native sidecar (the API rights, and the job's keeper
+// in the keeper's replica), and tfsupervisor run --socket wrapping script
+// in the training container, which holds no credentials.
+type wrapped struct {
+	j          *job
+	pod        string
+	kubeconfig string
+	socket     string
+	flags      []string
+	sidecar    *proc
+	training   *proc
+}
+
+// wrap starts pod's two supervisors; script gets env, both get flags.
+func (j *job) wrap(pod, kubeconfig, script string, env []string, flags ...string) *wrapped {
+	j.T.Helper()
+	w := &wrapped{j: j, pod: pod, kubeconfig: kubeconfig, socket: filepath.Join(j.T.TempDir(), "s.sock"), flags: flags}
+	w.startSidecar()
+	cmd := j.supervisor(pod, "", append(append([]string{"run", "--socket", w.socket}, flags...), "--", "sh", "-c", script)...)
+	cmd.Env = append(cmd.Env, env...)
+	w.training = start(j.T, cmd)
+	return w
+}
+
+// startSidecar starts the pod's sidecar, again after it was killed, as
+// the kubelet restarts a native sidecar.
+func (w *wrapped) startSidecar() {
+	w.sidecar = start(w.j.T, w.j.supervisor(w.pod, w.kubeconfig, append([]string{"watch", "--socket", w.socket}, w.flags...)...))
+}
+
+// gates are named pipes a test's training processes wait on: run n of
+// replica r reads one line from $GATES/r.n and exits with the code it says.
+// A pipe of its own per run: a writer may not meet a reader on its way out.
+type gates struct {
+	t   *testing.T
+	dir string
+}
+
+// maxRuns is how many runs of a replica the gates serve.
+const maxRuns = 3
+
+func newGates(t *testing.T, replicas ...string) gates {
+	g := gates{t: t, dir: t.TempDir()}
+	for _, r := range replicas {
+		for n := 1; n <= maxRuns; n++ {
+			if err := syscall.Mkfifo(filepath.Join(g.dir, fmt.Sprintf("%s.%d", r, n)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return g
+}
+
+// script is replica's training process: each run counts itself and exits
+// with the code its gate gives.
+func (g gates) script(replica string) string {
+	return fmt.Sprintf(`f=%q; n=$(($(cat "$f.count" 2>/dev/null || echo 0) + 1)); echo $n > "$f.count"; read code < "$f.$n"; exit ${code:-0}`,
+		filepath.Join(g.dir, replica))
+}
+
+// open lets replica's run n exit with code; it returns once the run has
+// read it.
+func (g gates) open(replica string, n, code int) {
+	g.t.Helper()
+	f, err := os.OpenFile(filepath.Join(g.dir, fmt.Sprintf("%s.%d", replica, n)), os.O_WRONLY, 0)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintln(f, code); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
+// ps is a parameter server: it serves until SIGTERM, then exits 0.
+const ps = `trap 'exit 0' TERM; sleep 100000 & wait $!`
+
+// running waits until every pod's record says Running (after restarts
+// restarts, at least).
+func (j *job) running(restarts int32, pods ...string) {
+	j.T.Helper()
+	j.WaitRecords("the replicas running", pods, func(r record.Replica) bool {
+		return r.State == record.StateRunning && r.Restarts >= restarts
+	})
+}
+
+// released waits until every StatefulSet of the job is at zero.
+func (j *job) released(types ...string) {
+	j.T.Helper()
+	want := map[string]int32{}
+	for _, t := range types {
+		want[t] = 0
+	}
+	j.WaitReplicas(want)
+}
+
+// TestKeeperKilledMidJob: the keeper's container (the chief's sidecar)
+// and a worker's sidecar are SIGKILLed mid-job; while they are down one
+// worker succeeds and the other fails and restarts (under backoffLimit,
+// so it waits for the new keeper's grant), the failure reported by its
+// training container once its sidecar is back. The new keeper counts
+// every exit, the chief's success ends the job, and every StatefulSet
+// goes to zero.
+func TestKeeperKilledMidJob(t *testing.T) {
+	j := newJob(t, "chief:1:2222,ps:1:2222,worker:2:2222", map[string]int32{"chief": 1, "ps": 1, "worker": 2})
+	g := newGates(t, "chief-0", "worker-0", "worker-1")
+	kc := j.cp.Kubeconfig()
+	flags := []string{"--restart-policy", "OnFailure", "--backoff-limit", "3"}
+	pods := map[string]*wrapped{}
+	for _, r := range []string{"chief-0", "ps-0", "worker-0", "worker-1"} {
+		j.pod("j-" + r)
+		script := ps
+		if r != "ps-0" {
+			script = g.script(r)
+		}
+		pods[r] = j.wrap("j-"+r, kc, script, nil, flags...)
+	}
+	j.running(0, "j-chief-0", "j-ps-0", "j-worker-0", "j-worker-1")
+	pods["chief-0"].sidecar.kill()
+	pods["worker-1"].sidecar.kill()
+	g.open("worker-0", 1, 0)
+	g.open("worker-1", 1, 1)
+	j.WaitRecords("worker-0's success", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateSucceeded })
+	pods["worker-1"].startSidecar()
+	j.WaitRecords("worker-1's failure", []string{"j-worker-1"}, func(r record.Replica) bool { return r.State == record.StateRestarting })
+	pods["chief-0"].startSidecar()
+	j.running(1, "j-worker-1") // granted by the new keeper
+	g.open("worker-1", 2, 0)
+	g.open("chief-0", 1, 0)
+	s := j.WaitStatus("the job to end", (*record.Status).Ended)
+	j.released("chief", "ps", "worker")
+	want := map[string]*record.ReplicaStatus{"Chief": {Succeeded: 1}, "PS": {Succeeded: 1}, "Worker": {Succeeded: 2}}
+	if diff := cmp.Diff(want, s.ReplicaStatuses); diff != "" || !s.IsTrue(record.JobSucceeded) || s.Restarts != 1 {
+		t.Errorf("status %s: want Succeeded, 1 restart, replicas (-want +got):\n%s", j.StatusJSON(), diff)
+	}
+	if r := j.Record("j-worker-1"); r.Restarts != 1 || r.State != record.StateSucceeded {
+		t.Errorf("worker-1's record %+v: want Succeeded after 1 restart", r)
+	}
+}
+
+// TestTeardownRefusedThenRestored: the job's Role loses its rule to scale
+// the StatefulSets before the job ends. The keeper records the release
+// and warns, the StatefulSets staying as they were; its container is then
+// killed, the rule restored, and the new keeper finishes the teardown.
+func TestTeardownRefusedThenRestored(t *testing.T) {
+	l := newLarge(t, "chief:1:2222,ps:1:2222,worker:1:2222", map[string]int32{"chief": 1, "ps": 1, "worker": 1})
+	g := newGates(t, "chief-0", "worker-0")
+	chief := l.wrap("j-chief-0", l.kubeconfig, g.script("chief-0"), nil)
+	l.wrap("j-ps-0", l.kubeconfig, ps, nil)
+	l.wrap("j-worker-0", l.kubeconfig, g.script("worker-0"), nil)
+	l.running(0, "j-chief-0", "j-ps-0", "j-worker-0")
+	rules := l.scaleRule(false)
+	g.open("worker-0", 1, 0)
+	g.open("chief-0", 1, 0)
+	s := l.WaitStatus("every type released", func(s *record.Status) bool { return len(s.Teardown) == 3 })
+	if !s.IsTrue(record.JobSucceeded) || s.Teardown[2] != "chief" {
+		t.Errorf("status %s: want Succeeded, every type released, the keeper's own (chief) last", l.StatusJSON())
+	}
+	harness.Poller{Interval: 100 * time.Millisecond, Timeout: time.Minute}.Poll(t, "the refusal warned of", func(context.Context) (bool, string, error) {
+		reasons := l.EventReasons("j-chief-0")
+		return slices.Contains(reasons, "TeardownFailed"), fmt.Sprint(reasons), nil
+	})
+	if got := l.Replicas(); got["chief"] != 1 || got["ps"] != 1 || got["worker"] != 1 {
+		t.Fatalf("replicas %v with the scale refused", got)
+	}
+	chief.sidecar.kill()
+	l.restoreRules(rules)
+	chief.startSidecar()
+	l.released("chief", "ps", "worker")
+	if s := l.Status(); !s.HasSucceeded("worker", 0) || !s.HasSucceeded("chief", 0) {
+		t.Errorf("status %s: want the chief and the worker in the succeeded set", l.StatusJSON())
+	}
+}
+
+// scaleRule removes (ok false) the job Role's rule on statefulsets/scale,
+// and returns the rules as they were.
+func (l *large) scaleRule(ok bool) []rbacv1.PolicyRule {
+	l.T.Helper()
+	roles := l.Client.RbacV1().Roles(l.Namespace)
+	role, err := roles.Get(l.T.Context(), "j-tfjob", metav1.GetOptions{})
+	if err != nil {
+		l.T.Fatal(err)
+	}
+	before := slices.Clone(role.Rules)
+	role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, "statefulsets/scale") })
+	if _, err := roles.Update(l.T.Context(), role, metav1.UpdateOptions{}); err != nil {
+		l.T.Fatal(err)
+	}
+	return before
+}
+
+// restoreRules gives the job's Role rules.
+func (l *large) restoreRules(rules []rbacv1.PolicyRule) {
+	l.T.Helper()
+	roles := l.Client.RbacV1().Roles(l.Namespace)
+	role, err := roles.Get(l.T.Context(), "j-tfjob", metav1.GetOptions{})
+	if err != nil {
+		l.T.Fatal(err)
+	}
+	role.Rules = rules
+	if _, err := roles.Update(l.T.Context(), role, metav1.UpdateOptions{}); err != nil {
+		l.T.Fatal(err)
+	}
+}
+
+// TestAPIServerDown: the API server stops for 10 s mid-job; meanwhile a
+// worker fails and restarts, another succeeds, and the chief succeeds.
+// Once it is back, the job ends Succeeded with every exit counted, and
+// every StatefulSet goes to zero.
+func TestAPIServerDown(t *testing.T) {
+	j := newJob(t, "chief:1:2222,ps:1:2222,worker:2:2222", map[string]int32{"chief": 1, "ps": 1, "worker": 2})
+	g := newGates(t, "chief-0", "worker-0", "worker-1")
+	kc := j.cp.Kubeconfig()
+	flags := []string{"--restart-policy", "OnFailure"}
+	for _, r := range []string{"chief-0", "ps-0", "worker-0", "worker-1"} {
+		j.pod("j-" + r)
+		script := ps
+		if r != "ps-0" {
+			script = g.script(r)
+		}
+		j.wrap("j-"+r, kc, script, nil, flags...)
+	}
+	j.running(0, "j-chief-0", "j-ps-0", "j-worker-0", "j-worker-1")
+	j.cp.StopAPIServer()
+	outage := time.After(10 * time.Second) // the fault: how long the API is gone
+	g.open("worker-1", 1, 1)               // restarted at once: no backoff limit
+	g.open("worker-1", 2, 0)
+	g.open("worker-0", 1, 0)
+	g.open("chief-0", 1, 0)
+	<-outage
+	if err := j.cp.StartAPIServer(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s := j.Within(2*time.Minute).WaitStatus("the job to end", (*record.Status).Ended)
+	j.Within(2 * time.Minute).WaitReplicas(map[string]int32{"chief": 0, "ps": 0, "worker": 0})
+	want := map[string]*record.ReplicaStatus{"Chief": {Succeeded: 1}, "PS": {Succeeded: 1}, "Worker": {Succeeded: 2}}
+	// The chief's exit reached its keeper first: the workers' records,
+	// late, are counted once the API is back.
+	defer func() {
+		if t.Failed() {
+			for _, p := range []string{"j-worker-0", "j-worker-1", "j-chief-0"} {
+				t.Logf("%s: %+v", p, j.Record(p))
+			}
+		}
+	}()
+	s = j.WaitStatus("every exit counted", func(s *record.Status) bool {
+		return s.Restarts == 1 && s.HasSucceeded("worker", 0) && s.HasSucceeded("worker", 1)
+	})
+	if diff := cmp.Diff(want, s.ReplicaStatuses); diff != "" || !s.IsTrue(record.JobSucceeded) {
+		t.Errorf("status %s: want Succeeded, replicas (-want +got):\n%s", j.StatusJSON(), diff)
+	}
+}
+
+// TestStopIgnoredSIGTERM: a worker whose training process ignores SIGTERM
+// when the job ends is killed after its grace period, recorded Stopped,
+// and its StatefulSet released with the rest.
+func TestStopIgnoredSIGTERM(t *testing.T) {
+	j := newJob(t, "chief:1:2222,worker:1:2222", map[string]int32{"chief": 1, "worker": 1})
+	g := newGates(t, "chief-0")
+	kc := j.cp.Kubeconfig()
+	j.pod("j-chief-0")
+	j.pod("j-worker-0")
+	j.wrap("j-chief-0", kc, g.script("chief-0"), nil)
+	// Both the shell and its sleep ignore SIGTERM (an ignored signal stays
+	// ignored across exec).
+	j.wrap("j-worker-0", kc, `trap '' TERM; echo deaf; sleep 100000`, nil, "--grace-period", "2s")
+	j.running(0, "j-chief-0", "j-worker-0")
+	g.open("chief-0", 1, 0)
+	j.WaitRecords("the worker killed", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateStopped })
+	r := j.Record("j-worker-0")
+	if r.Reason != "JobEnded" || r.LastExitCode == nil || *r.LastExitCode != 137 || !strings.Contains(r.LogTail, "deaf") {
+		t.Errorf("worker-0's record %+v: want Stopped (JobEnded) by SIGKILL (137), its output kept", r)
+	}
+	j.released("chief", "worker")
+	if s := j.Status(); !s.IsTrue(record.JobSucceeded) {
+		t.Errorf("status %s: want Succeeded", j.StatusJSON())
+	}
+}
