@@ -173,6 +173,9 @@ func TestFlagsValidated(t *testing.T) {
 		{"cluster domain for env", []string{"env", "-f", "examples/tfjob-mnist.yaml", "--replica", "worker-0", "--cluster-domain", "$(X)"}, `--cluster-domain "$(X)"`},
 		{"supervisor image with a space", render("--supervisor-image", "a b"), `--supervisor-image "a b": must be printable ASCII, with no white space`},
 		{"supervisor image with a line break", render("--supervisor-image", "a\nb"), `--supervisor-image "a\nb": must be printable ASCII`},
+		{"evaluator grace too long", render("--evaluator-grace", "3000000h"), `--evaluator-grace "3000000h": must be at most 2562047h (about 292 years`},
+		{"evaluator grace negative", render("--evaluator-grace", "-1m"), `--evaluator-grace "-1m": must be a duration of 0 or more`},
+		{"evaluator grace no duration", render("--evaluator-grace", "10"), `--evaluator-grace "10": must be a duration of 0 or more`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr := run(t, cmdCase{args: tc.args, wantErr: true})

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -51,8 +50,8 @@ func (o *inputOptions) Validate() error {
 		return fmt.Errorf("--gang-scheduler %q: want %s", o.GangScheduler, strings.Join(gangSchedulers, ", "))
 	}
 	if o.EvaluatorGrace != "" {
-		if d, err := time.ParseDuration(o.EvaluatorGrace); err != nil || d < 0 {
-			return fmt.Errorf("--evaluator-grace %q: want a duration of 0 or more, such as 10m", o.EvaluatorGrace)
+		if msg := job.CheckDuration(o.EvaluatorGrace); msg != "" {
+			return fmt.Errorf("--evaluator-grace %q: %s", o.EvaluatorGrace, msg)
 		}
 	}
 	if o.RestartScope != "" && o.RestartScope != "Replica" && o.RestartScope != "Job" {
