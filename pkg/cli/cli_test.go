@@ -253,3 +253,41 @@ func equal(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestPathsAsWritten: -f takes a path as written, whatever it holds but a
+// comma (which separates paths, as kubectl's -f does).
+func TestPathsAsWritten(t *testing.T) {
+	job, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "tfjob-mnist.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{`a "quoted" job.yaml`, "a\nline break.yaml", `"b.yaml`, "c,d.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), job, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, _ := run(t, cmdCase{args: []string{"render", "-f", "examples/tfjob-mnist.yaml"}})
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"a double quote", []string{"-f", filepath.Join(dir, `a "quoted" job.yaml`)}},
+		{"a double quote first", []string{"-f", filepath.Join(dir, `"b.yaml`)}},
+		{"a line break", []string{"-f", filepath.Join(dir, "a\nline break.yaml")}},
+		{"a comma, as an argument", []string{filepath.Join(dir, "c,d.yaml")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := run(t, cmdCase{args: append([]string{"render"}, tc.args...)})
+			if !bytes.Equal(want, got) {
+				t.Errorf("rendered %d bytes, want those of examples/tfjob-mnist.yaml (%d)", len(got), len(want))
+			}
+		})
+	}
+	// Commas separate paths: both jobs are read, and being the same job
+	// they clash.
+	_, stderr := run(t, cmdCase{args: []string{"render", "-f", "examples/tfjob-mnist.yaml," + filepath.Join(dir, `"b.yaml`)}, wantErr: true})
+	if !strings.Contains(string(stderr), "the same name") {
+		t.Errorf("two paths in one -f: stderr %s, want the two jobs' clash", stderr)
+	}
+}
