@@ -28,8 +28,11 @@ not used, so the command must exist here. A container without a command
 needs --image-entrypoints. Each process gets the environment its pod would:
 TF_CONFIG (or MX_CONFIG and DMLC_*) listing every replica on localhost with
 a free port of its own (its task entry is the address it must listen on),
-POD_NAME (JOB-TYPE-INDEX), POD_NAMESPACE, and the container's env values
-(valueFrom and envFrom are skipped with a warning). --exclude-evaluator
+POD_NAME (JOB-TYPE-INDEX), POD_NAMESPACE, and the container's env values,
+with $(VAR) expanded in them and in the command and args as the kubelet
+does. The downward API gives the pod's name, namespace, labels and
+annotations; other valueFrom and envFrom are skipped with a warning, as are
+volume mounts. --exclude-evaluator
 leaves the evaluator out of TF_CONFIG's cluster, as render does: TensorFlow's
 ParameterServerStrategy waits for every task in the cluster, and a sidecar
 evaluator runs no server. MXNet replicas also get DMLC_NODE_HOST=127.0.0.1

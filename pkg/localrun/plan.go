@@ -149,7 +149,7 @@ func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, base supervise.Co
 	for i := int32(0); i < n; i++ {
 		ref := supervise.Ref{Type: t.Lower(), Index: i}
 		pod := j.Name + "-" + ref.String()
-		cenv, skipped := containerEnv(c, pod, cfg.Namespace)
+		cenv, skipped := containerEnv(c, newPodMeta(j, t, i, pod, cfg.Namespace))
 		if i == 0 && len(skipped) > 0 {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("replica type %s: skipped %s: tfgen run resolves no cluster references", t, strings.Join(skipped, ", ")))
 		}

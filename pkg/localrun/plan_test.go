@@ -252,3 +252,61 @@ func TestExpand(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPlanDownwardAPI: env from the downward API that a local run knows
+// (the pod's name, namespace, labels and annotations) is given as the
+// kubelet gives it, and $(VAR) of it expands in env values and args; the
+// rest is skipped with a warning.
+func TestPlanDownwardAPI(t *testing.T) {
+	from := func(name, path string) corev1.EnvVar {
+		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}}
+	}
+	worker := sh(2, "", `train --pod=$(POD_NAME) --ns=$(POD_NAMESPACE) --index=$(INDEX)`,
+		from("POD_NAME", "metadata.name"),
+		from("POD_NAMESPACE", "metadata.namespace"),
+		from("INDEX", "metadata.labels['apps.kubernetes.io/pod-index']"),
+		from("TEAM", `metadata.labels["team"]`),
+		from("OWNER", "metadata.annotations['owner']"),
+		from("MISSING", "metadata.labels['none']"),
+		from("ANNOTATIONS", "metadata.annotations"),
+		from("LABELS", "metadata.labels"),
+		corev1.EnvVar{Name: "LOG", Value: "/logs/$(POD_NAMESPACE)/$(POD_NAME)/$(TEAM)"},
+		from("UID", "metadata.uid"),
+		from("NODE", "spec.nodeName"))
+	worker.Template.Labels = map[string]string{"team": "vision", "app.kubernetes.io/name": "overridden"}
+	worker.Template.Annotations = map[string]string{"owner": "ada", "note": `a "quoted" one`}
+	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: worker})
+	j.Namespace = "team-a"
+	p, err := NewPlan(j, PlanOptions{Ports: ports, Environ: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w1 := p.Replicas[1]
+	env := envOf(w1)
+	want := map[string]string{"POD_NAME": "demo-worker-1", "POD_NAMESPACE": "team-a", "INDEX": "1", "TEAM": "vision", "OWNER": "ada",
+		"MISSING": "", "ANNOTATIONS": "note=\"a \\\"quoted\\\" one\"\nowner=\"ada\"", "LOG": "/logs/team-a/demo-worker-1/vision"}
+	for k, v := range want {
+		if got, ok := env[k]; !ok || got != v {
+			t.Errorf("%s=%q (set %v), want %q", k, got, ok, v)
+		}
+	}
+	for _, k := range []string{"UID", "NODE"} {
+		if v, ok := env[k]; ok {
+			t.Errorf("%s is set (%q): a local run cannot know it", k, v)
+		}
+	}
+	if diff := cmp.Diff([]string{"sh", "-c", "train --pod=demo-worker-1 --ns=team-a --index=1"}, w1.Command.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	wantWarn := []string{"replica type Worker: skipped env UID (valueFrom), env NODE (valueFrom): tfgen run resolves no cluster references"}
+	if diff := cmp.Diff(wantWarn, p.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	wantLabels := strings.Join([]string{`app.kubernetes.io/component="worker"`, `app.kubernetes.io/instance="demo"`,
+		`app.kubernetes.io/managed-by="tfgen"`, `app.kubernetes.io/name="tfjob"`, `apps.kubernetes.io/pod-index="1"`,
+		`statefulset.kubernetes.io/pod-name="demo-worker-1"`, `team="vision"`, `training.kubeflow.org/job-name="demo"`,
+		`training.kubeflow.org/replica-type="worker"`}, "\n")
+	if diff := cmp.Diff(wantLabels, env["LABELS"]); diff != "" {
+		t.Errorf("metadata.labels (-want +got):\n%s", diff)
+	}
+}
