@@ -310,3 +310,27 @@ func TestPlanDownwardAPI(t *testing.T) {
 		t.Errorf("metadata.labels (-want +got):\n%s", diff)
 	}
 }
+
+// TestPlanWarnings: what a local run cannot give a replica as its pod
+// would is said once per replica type.
+func TestPlanWarnings(t *testing.T) {
+	worker := sh(2, "", "train")
+	c := &worker.Template.Spec.Containers[0]
+	c.WorkingDir = "/app"
+	c.VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "logs", MountPath: "/logs", SubPath: "w"}}
+	ps := sh(1, "", "serve")
+	ps.Template.Spec.Containers = append(ps.Template.Spec.Containers, corev1.Container{Name: "proxy", Image: "envoy",
+		VolumeMounts: []corev1.VolumeMount{{Name: "cfg", MountPath: "/etc/envoy"}}}) // not run here
+	p, err := NewPlan(tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: worker, job.PS: ps}), PlanOptions{Ports: ports, Environ: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nothing of PS: its proxy, which mounts a volume, does not run here.
+	want := []string{
+		"replica type Worker: workingDir /app is a path in the image; the processes run in the current directory",
+		"replica type Worker: volumeMounts /data, /logs are not provided; the processes see this machine's files at those paths",
+	}
+	if diff := cmp.Diff(want, p.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
