@@ -46,8 +46,9 @@ leaves running (parameter servers) get SIGTERM, then SIGKILL after the grace
 period (terminationGracePeriodSeconds, default 30s). Ctrl-C stops every
 replica the same way; a second Ctrl-C kills them.
 
-Every line a replica writes comes prefixed with its name, and tfgen's own
-lines say how each replica exits; a table of exit codes and restarts ends
+Every line a replica writes comes prefixed with its name, as does each
+redraw of a progress bar drawn with \r (Keras, tqdm), shown as it comes;
+tfgen's own lines say how each replica exits; a table of exit codes and restarts ends
 the run. The exit status is 0 when the job succeeded, 1 otherwise.
 
 Examples:
