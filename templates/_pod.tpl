@@ -51,7 +51,9 @@ user's fields with toJson, tfgen's as literals.
 {{- $grace := 30 }}{{ if hasKey $ps "terminationGracePeriodSeconds" }}{{ $grace = int64 $ps.terminationGracePeriodSeconds }}{{ end }}
 {{- $flags = printf `%s,"--grace-period","%ds"` $flags $grace }}
 
-{{- $podEnv := `{"name":"POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"POD_NAMESPACE","valueFrom":{"fieldRef":{"fieldPath":"metadata.namespace"}}}` }}
+{{- /* tfsupervisor's identity, in variables of its own: the user's
+       POD_NAME and POD_NAMESPACE may hold anything. */}}
+{{- $podEnv := `{"name":"TFGEN_POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"TFGEN_POD_NAMESPACE","valueFrom":{"fieldRef":{"fieldPath":"metadata.namespace"}}}` }}
 {{- $own := `"resources":{"limits":{"memory":"64Mi"},"requests":{"cpu":"10m","memory":"32Mi"}},"securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65532,"seccompProfile":{"type":"RuntimeDefault"}}` }}
 {{- $acc := $ctx.accelerators }}
 {{- $userVols := get $ps "volumes" }}
@@ -93,18 +95,17 @@ user's fields with toJson, tfgen's as literals.
 {{- end }}
 
 {{- if eq $i $ti }}
-{{- /* The training container. POD_NAME and POD_NAMESPACE come first so that
-       the user's env may refer to them, unless the user defines them. */}}
+{{- /* The training container. tfsupervisor's identity comes first, then
+       POD_NAME and POD_NAMESPACE unless the user defines them (as they
+       like), so that the user's env may refer to them. A variable of the
+       cluster env (TF_CONFIG, MX_CONFIG, DMLC_*) that the user sets is
+       left out: tfgen's replaces it, as Kubeflow's operator's did. */}}
+{{- $reserved := include "tfjob.clusterEnvNames" (dict "root" $ctx.root "type" $type "mx" $job.mx) | splitList "," }}
+{{- $kept := list }}{{ $userNames := dict }}
+{{- range $env | default list }}{{ $n := get . "name" }}{{ if not (has $n $reserved) }}{{ $kept = append $kept . }}{{ $_ := set $userNames $n true }}{{ end }}{{ end }}
 {{- $envText := $podEnv }}
-{{- with $env }}
-{{- $u := toJson . | trimPrefix "[" | trimSuffix "]" }}
-{{- if contains `"POD_N` $u }}
-{{- $pre := list }}
-{{- range list "POD_NAME" "POD_NAMESPACE" }}{{ if not (contains (printf `"name":"%s"` .) $u) }}{{ $pre = append $pre (printf `{"name":"%s","valueFrom":{"fieldRef":{"fieldPath":"metadata.%s"}}}` . (ternary "name" "namespace" (eq . "POD_NAME"))) }}{{ end }}{{ end }}
-{{- $envText = join "," (append $pre $u) }}
-{{- else }}{{ $envText = printf "%s,%s" $podEnv $u }}
-{{- end }}
-{{- end }}
+{{- range list "POD_NAME" "POD_NAMESPACE" }}{{ if not (hasKey $userNames .) }}{{ $envText = printf `%s,{"name":"%s","valueFrom":{"fieldRef":{"fieldPath":"metadata.%s"}}}` $envText . (ternary "name" "namespace" (eq . "POD_NAME")) }}{{ end }}{{ end }}
+{{- with $kept }}{{ $envText = printf "%s,%s" $envText (toJson . | trimPrefix "[" | trimSuffix "]") }}{{ end }}
 {{- with $gpuEnv }}{{ $envText = printf "%s%s" $envText . }}{{ end }}
 {{- $mountText := `{"mountPath":"/tfgen/bin","name":"tfgen-bin","readOnly":true}` }}
 {{- with $mounts }}{{ $mountText = printf "%s,%s" (toJson . | trimPrefix "[" | trimSuffix "]") $mountText }}{{ end }}

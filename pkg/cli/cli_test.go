@@ -94,6 +94,7 @@ func TestRenderFlags(t *testing.T) {
 		{name: "kueue", args: render("tfjob-gang", "--gang-scheduler", "kueue"), golden: "testdata/tfjob-gang-kueue.golden.yaml"},
 		{name: "kubernetes", args: render("tfjob-gang", "--gang-scheduler", "kubernetes"), golden: "testdata/tfjob-gang-kubernetes.golden.yaml"},
 		{name: "kubectl get -o yaml: a v1 List", args: []string{"render", "-f", "testdata/migrate/kubectl-get-tfjobs.yaml"}, golden: "testdata/migrate-kubectl-get-tfjobs.golden.yaml"},
+		{name: "the user's TF_CONFIG, POD_NAME, MX_CONFIG", args: []string{"render", "-f", "testdata/kubeflow/own-env.yaml"}, golden: "testdata/kubeflow-own-env.golden.yaml"},
 		{name: "image entrypoints wrap a sidecar job", args: render("tfjob-sidecar", "--image-entrypoints", "examples/config/image-entrypoints.yaml"),
 			golden: "testdata/tfjob-sidecar-entrypoints.golden.yaml"},
 		{name: "namespace, domain, image, evaluator", args: render("tfjob-mnist", "-n", "team-a", "--cluster-domain", "cluster.local",

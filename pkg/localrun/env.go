@@ -43,15 +43,18 @@ func (e *envList) strings() []string {
 }
 
 // containerEnv returns what the kubelet would give container c of the
-// pod meta describes before the supervisor adds its own: POD_NAME and
-// POD_NAMESPACE (the downward API entries tfgen renders first, unless c
-// sets them), then c's env values with $(VAR) expanded, and what c takes
+// pod meta describes before the supervisor adds its own: TFGEN_POD_NAME
+// and TFGEN_POD_NAMESPACE, POD_NAME and POD_NAMESPACE (the downward API
+// entries tfgen renders first, the last two unless c sets them), then c's
+// env values with $(VAR) expanded, and what c takes
 // from the downward API that a local run knows (the pod's name,
 // namespace, labels and annotations). Entries the kubelet would resolve
 // from the cluster (other valueFrom, envFrom) are skipped and named in
 // the warnings.
 func containerEnv(c *corev1.Container, meta podMeta) (env *envList, skipped []string) {
 	env = &envList{}
+	env.set("TFGEN_POD_NAME", meta.name)
+	env.set("TFGEN_POD_NAMESPACE", meta.namespace)
 	own := map[string]bool{}
 	for _, e := range c.Env {
 		own[e.Name] = true

@@ -283,7 +283,7 @@ func TestPlanDownwardAPI(t *testing.T) {
 	}
 	w1 := p.Replicas[1]
 	env := envOf(w1)
-	want := map[string]string{"POD_NAME": "demo-worker-1", "POD_NAMESPACE": "team-a", "INDEX": "1", "TEAM": "vision", "OWNER": "ada",
+	want := map[string]string{"TFGEN_POD_NAME": "demo-worker-1", "TFGEN_POD_NAMESPACE": "team-a", "POD_NAME": "demo-worker-1", "POD_NAMESPACE": "team-a", "INDEX": "1", "TEAM": "vision", "OWNER": "ada",
 		"MISSING": "", "ANNOTATIONS": "note=\"a \\\"quoted\\\" one\"\nowner=\"ada\"", "LOG": "/logs/team-a/demo-worker-1/vision"}
 	for k, v := range want {
 		if got, ok := env[k]; !ok || got != v {
