@@ -3,7 +3,6 @@ package localrun
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
 	"github.com/tfgen/tfgen/pkg/job"
@@ -51,17 +50,14 @@ func newPodMeta(j *job.Job, t job.ReplicaType, i int32, pod, ns string) podMeta 
 }
 
 // field returns the value of a downward API fieldPath as the kubelet
-// gives it to an env var, and whether a local run knows it.
+// gives it to an env var (one label or annotation, not all of them, which
+// only a volume shows), and whether a local run knows it.
 func (m podMeta) field(path string) (string, bool) {
 	switch path {
 	case "metadata.name":
 		return m.name, true
 	case "metadata.namespace":
 		return m.namespace, true
-	case "metadata.labels":
-		return formatMap(m.labels), true
-	case "metadata.annotations":
-		return formatMap(m.annotations), true
 	}
 	for prefix, from := range map[string]map[string]string{"metadata.labels": m.labels, "metadata.annotations": m.annotations} {
 		if key, ok := subscript(path, prefix); ok {
@@ -83,14 +79,4 @@ func subscript(path, prefix string) (string, bool) {
 		return "", false
 	}
 	return quoted[1 : len(quoted)-1], true
-}
-
-// formatMap is the kubelet's form of all labels or annotations in one
-// value: key="value" lines, sorted by key, values quoted as Go does.
-func formatMap(m map[string]string) string {
-	lines := make([]string, 0, len(m))
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		lines = append(lines, fmt.Sprintf("%s=%q", k, m[k]))
-	}
-	return strings.Join(lines, "\n")
 }

@@ -268,13 +268,13 @@ func TestPlanDownwardAPI(t *testing.T) {
 		from("TEAM", `metadata.labels["team"]`),
 		from("OWNER", "metadata.annotations['owner']"),
 		from("MISSING", "metadata.labels['none']"),
-		from("ANNOTATIONS", "metadata.annotations"),
-		from("LABELS", "metadata.labels"),
+		from("APP", "metadata.labels['app.kubernetes.io/name']"),
+		from("POD", "metadata.labels['statefulset.kubernetes.io/pod-name']"),
 		corev1.EnvVar{Name: "LOG", Value: "/logs/$(POD_NAMESPACE)/$(POD_NAME)/$(TEAM)"},
 		from("UID", "metadata.uid"),
 		from("NODE", "spec.nodeName"))
 	worker.Template.Labels = map[string]string{"team": "vision", "app.kubernetes.io/name": "overridden"}
-	worker.Template.Annotations = map[string]string{"owner": "ada", "note": `a "quoted" one`}
+	worker.Template.Annotations = map[string]string{"owner": "ada"}
 	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: worker})
 	j.Namespace = "team-a"
 	p, err := NewPlan(j, PlanOptions{Ports: ports, Environ: []string{}})
@@ -284,7 +284,7 @@ func TestPlanDownwardAPI(t *testing.T) {
 	w1 := p.Replicas[1]
 	env := envOf(w1)
 	want := map[string]string{"TFGEN_POD_NAME": "demo-worker-1", "TFGEN_POD_NAMESPACE": "team-a", "POD_NAME": "demo-worker-1", "POD_NAMESPACE": "team-a", "INDEX": "1", "TEAM": "vision", "OWNER": "ada",
-		"MISSING": "", "ANNOTATIONS": "note=\"a \\\"quoted\\\" one\"\nowner=\"ada\"", "LOG": "/logs/team-a/demo-worker-1/vision"}
+		"MISSING": "", "APP": "tfjob", "POD": "demo-worker-1", "LOG": "/logs/team-a/demo-worker-1/vision"}
 	for k, v := range want {
 		if got, ok := env[k]; !ok || got != v {
 			t.Errorf("%s=%q (set %v), want %q", k, got, ok, v)
@@ -301,13 +301,6 @@ func TestPlanDownwardAPI(t *testing.T) {
 	wantWarn := []string{"replica type Worker: skipped env UID (valueFrom), env NODE (valueFrom): tfgen run resolves no cluster references"}
 	if diff := cmp.Diff(wantWarn, p.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
-	}
-	wantLabels := strings.Join([]string{`app.kubernetes.io/component="worker"`, `app.kubernetes.io/instance="demo"`,
-		`app.kubernetes.io/managed-by="tfgen"`, `app.kubernetes.io/name="tfjob"`, `apps.kubernetes.io/pod-index="1"`,
-		`statefulset.kubernetes.io/pod-name="demo-worker-1"`, `team="vision"`, `training.kubeflow.org/job-name="demo"`,
-		`training.kubeflow.org/replica-type="worker"`}, "\n")
-	if diff := cmp.Diff(wantLabels, env["LABELS"]); diff != "" {
-		t.Errorf("metadata.labels (-want +got):\n%s", diff)
 	}
 }
 
