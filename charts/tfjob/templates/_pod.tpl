@@ -76,20 +76,31 @@ user's fields with toJson, tfgen's as literals.
 {{- $env := get $c "env" }}
 {{- $mounts := get $c "volumeMounts" }}
 
-{{- /* GPU patching: hostPath volumes, mounts and env for each accelerator resource the container asks for. */}}
+{{- /* GPU patching: hostPath volumes, mounts and env for each accelerator
+       resource the container asks for. A mount path or variable the
+       container has already, its own or one an accelerator added before
+       (nvidia.com/gpu and alpha.kubernetes.io/nvidia-gpu share a preset),
+       is not added again: the API server refuses two mounts at one path. */}}
 {{- $gpuEnv := "" }}{{ $gpuMounts := "" }}
 {{- if $acc }}
 {{- $lim := dig "resources" "limits" dict $c }}{{ $req := dig "resources" "requests" dict $c }}
+{{- $paths := dict }}{{ range $mounts | default list }}{{ $_ := set $paths (get . "mountPath") true }}{{ end }}
+{{- $names := dict }}{{ range $env | default list }}{{ $_ := set $names (get . "name") true }}{{ end }}
 {{- range $rn, $a := $acc }}
 {{- if or (hasKey $lim $rn) (hasKey $req $rn) }}
 {{- range $av := get $a "volumes" }}
+{{- if not (hasKey $paths $av.mountPath) }}
 {{- $gpuMounts = printf `%s,{"mountPath":%s,"name":%s}` $gpuMounts (toJson $av.mountPath) (toJson $av.name) }}
+{{- $_ := set $paths $av.mountPath true }}
+{{- end }}
 {{- if not (hasKey $volNames $av.name) }}
 {{- $gpuVols = printf `%s{"hostPath":{"path":%s},"name":%s},` $gpuVols (toJson $av.hostPath) (toJson $av.name) }}
 {{- $_ := set $volNames $av.name true }}
 {{- end }}
 {{- end }}
-{{- with get $a "envVars" }}{{ $gpuEnv = printf "%s,%s" $gpuEnv (toJson . | trimPrefix "[" | trimSuffix "]") }}{{ end }}
+{{- range $ev := get $a "envVars" | default list }}
+{{- if not (hasKey $names $ev.name) }}{{ $gpuEnv = printf "%s,%s" $gpuEnv (toJson $ev) }}{{ $_ := set $names $ev.name true }}{{ end }}
+{{- end }}
 {{- end }}
 {{- end }}
 {{- end }}
