@@ -84,20 +84,10 @@ func volumeSource(s *corev1.VolumeSource, p *field.Path) field.ErrorList {
 		errs = append(errs, field.Required(p.Child("persistentVolumeClaim", "claimName"), ""))
 	}
 	if c := s.ConfigMap; c != nil {
-		cp := p.Child("configMap")
-		if c.Name == "" {
-			errs = append(errs, field.Required(cp.Child("name"), ""))
-		}
-		errs = append(errs, fileMode(c.DefaultMode, cp.Child("defaultMode"))...)
-		errs = append(errs, keysToPaths(c.Items, cp.Child("items"))...)
+		errs = append(errs, keyFiles(c.Name, "name", c.DefaultMode, c.Items, p.Child("configMap"))...)
 	}
 	if sec := s.Secret; sec != nil {
-		sp := p.Child("secret")
-		if sec.SecretName == "" {
-			errs = append(errs, field.Required(sp.Child("secretName"), ""))
-		}
-		errs = append(errs, fileMode(sec.DefaultMode, sp.Child("defaultMode"))...)
-		errs = append(errs, keysToPaths(sec.Items, sp.Child("items"))...)
+		errs = append(errs, keyFiles(sec.SecretName, "secretName", sec.DefaultMode, sec.Items, p.Child("secret"))...)
 	}
 	if d := s.DownwardAPI; d != nil {
 		dp := p.Child("downwardAPI")
@@ -133,8 +123,15 @@ func volumeSource(s *corev1.VolumeSource, p *field.Path) field.ErrorList {
 	return errs
 }
 
-func keysToPaths(items []corev1.KeyToPath, p *field.Path) field.ErrorList {
+// keyFiles checks a ConfigMap or Secret volume: the object's name (its
+// field nameField), the files' mode and the keys it maps to paths.
+func keyFiles(name, nameField string, mode *int32, items []corev1.KeyToPath, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	if name == "" {
+		errs = append(errs, field.Required(p.Child(nameField), ""))
+	}
+	errs = append(errs, fileMode(mode, p.Child("defaultMode"))...)
+	p = p.Child("items")
 	for i, kp := range items {
 		ip := p.Index(i)
 		if kp.Key == "" {
