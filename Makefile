@@ -28,7 +28,7 @@ TF_VENV := $(VENV)/tensorflow
 MXNET_VENV := $(VENV)/mxnet
 
 tf: ## Install tensorflow-cpu and mxnet into .venv/ (pinned with hashes in hack/python, cached).
-	@hack/python/install.sh $(TF_VENV) hack/python/tensorflow/requirements.txt tensorflow tf_keras
+	@hack/python/install.sh $(TF_VENV) hack/python/tensorflow/requirements.txt tensorflow tf_keras tensorboard
 	@hack/python/install.sh $(MXNET_VENV) hack/python/mxnet/requirements.txt mxnet
 
 chart: ## Copy templates/ into charts/tfjob/templates, the chart's generated copy (test/helm fails on drift).

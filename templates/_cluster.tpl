@@ -23,7 +23,7 @@ replica type as JSON array members, each with a leading comma.
 {{- $total = add $total $n }}
 {{- $roles = append $roles (dict "type" (lower $type) "n" $n "port" $p "label" (get $s "label")) }}
 {{- end }}
-{{- $svc := ".$(POD_NAMESPACE).svc" }}
+{{- $svc := ".$(TFGEN_POD_NAMESPACE).svc" }}
 {{- /* The domain goes into JSON strings that the kubelet expands: it is
        escaped for both, so that it stays data (tfgen validates it as a DNS
        subdomain; values given to Helm may hold anything). */}}
@@ -50,6 +50,26 @@ replica type as JSON array members, each with a leading comma.
 {{- fail (printf "replica type %s: its TF_CONFIG would be %d bytes, over the kernel's limit for one environment variable; set enableDynamicWorker: true so each worker gets the sparse form (itself and the parameter servers only), or give the container a command so that tfsupervisor computes TF_CONFIG at run time" .type (len $cfg)) }}
 {{- end }}
 {{- dict "name" "TF_CONFIG" "value" $cfg | toJson | printf ",%s" }}
+{{- end }}
+{{- end }}
+
+{{/*
+tfjob.clusterEnvNames: (dict "root" $ "type" TYPE "mx" BOOL) the names of the
+cluster env tfgen gives one replica type, comma-separated, as pkg/cluster's
+Layout.EnvNames: TF_CONFIG when the job has more than one replica; MX_CONFIG,
+and the DMLC_* of a job with a scheduler.
+*/}}
+{{- define "tfjob.clusterEnvNames" -}}
+{{- $specs := get .root.Values (ternary "mxReplicaSpecs" "tfReplicaSpecs" .mx) }}
+{{- if .mx }}
+{{- $names := list "MX_CONFIG" }}
+{{- range $type, $s := $specs }}{{ if eq (lower $type) "scheduler" }}{{ $names = concat $names (list "DMLC_PS_ROOT_URI" "DMLC_PS_ROOT_PORT" "DMLC_NUM_SERVER" "DMLC_NUM_WORKER" "DMLC_ROLE" "DMLC_USE_KUBERNETES") }}{{ end }}{{ end }}
+{{- if and (gt (len $names) 1) (eq (lower .type) "worker") }}{{ $names = append $names "DMLC_WORKER_ID" }}{{ end }}
+{{- join "," $names }}
+{{- else }}
+{{- $total := 0 }}
+{{- range $type, $s := $specs }}{{ $n := 1 }}{{ if hasKey $s "replicas" }}{{ $n = int $s.replicas }}{{ end }}{{ $total = add $total $n }}{{ end }}
+{{- if gt $total 1 }}TF_CONFIG{{ end }}
 {{- end }}
 {{- end }}
 

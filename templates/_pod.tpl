@@ -51,7 +51,9 @@ user's fields with toJson, tfgen's as literals.
 {{- $grace := 30 }}{{ if hasKey $ps "terminationGracePeriodSeconds" }}{{ $grace = int64 $ps.terminationGracePeriodSeconds }}{{ end }}
 {{- $flags = printf `%s,"--grace-period","%ds"` $flags $grace }}
 
-{{- $podEnv := `{"name":"POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"POD_NAMESPACE","valueFrom":{"fieldRef":{"fieldPath":"metadata.namespace"}}}` }}
+{{- /* tfsupervisor's identity, in variables of its own: the user's
+       POD_NAME and POD_NAMESPACE may hold anything. */}}
+{{- $podEnv := `{"name":"TFGEN_POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"TFGEN_POD_NAMESPACE","valueFrom":{"fieldRef":{"fieldPath":"metadata.namespace"}}}` }}
 {{- $own := `"resources":{"limits":{"memory":"64Mi"},"requests":{"cpu":"10m","memory":"32Mi"}},"securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65532,"seccompProfile":{"type":"RuntimeDefault"}}` }}
 {{- $acc := $ctx.accelerators }}
 {{- $userVols := get $ps "volumes" }}
@@ -74,37 +76,47 @@ user's fields with toJson, tfgen's as literals.
 {{- $env := get $c "env" }}
 {{- $mounts := get $c "volumeMounts" }}
 
-{{- /* GPU patching: hostPath volumes, mounts and env for each accelerator resource the container asks for. */}}
+{{- /* GPU patching: hostPath volumes, mounts and env for each accelerator
+       resource the container asks for. A mount path or variable the
+       container has already, its own or one an accelerator added before
+       (nvidia.com/gpu and alpha.kubernetes.io/nvidia-gpu share a preset),
+       is not added again: the API server refuses two mounts at one path. */}}
 {{- $gpuEnv := "" }}{{ $gpuMounts := "" }}
 {{- if $acc }}
 {{- $lim := dig "resources" "limits" dict $c }}{{ $req := dig "resources" "requests" dict $c }}
+{{- $paths := dict }}{{ range $mounts | default list }}{{ $_ := set $paths (get . "mountPath") true }}{{ end }}
+{{- $names := dict }}{{ range $env | default list }}{{ $_ := set $names (get . "name") true }}{{ end }}
 {{- range $rn, $a := $acc }}
 {{- if or (hasKey $lim $rn) (hasKey $req $rn) }}
 {{- range $av := get $a "volumes" }}
+{{- if not (hasKey $paths $av.mountPath) }}
 {{- $gpuMounts = printf `%s,{"mountPath":%s,"name":%s}` $gpuMounts (toJson $av.mountPath) (toJson $av.name) }}
+{{- $_ := set $paths $av.mountPath true }}
+{{- end }}
 {{- if not (hasKey $volNames $av.name) }}
 {{- $gpuVols = printf `%s{"hostPath":{"path":%s},"name":%s},` $gpuVols (toJson $av.hostPath) (toJson $av.name) }}
 {{- $_ := set $volNames $av.name true }}
 {{- end }}
 {{- end }}
-{{- with get $a "envVars" }}{{ $gpuEnv = printf "%s,%s" $gpuEnv (toJson . | trimPrefix "[" | trimSuffix "]") }}{{ end }}
+{{- range $ev := get $a "envVars" | default list }}
+{{- if not (hasKey $names $ev.name) }}{{ $gpuEnv = printf "%s,%s" $gpuEnv (toJson $ev) }}{{ $_ := set $names $ev.name true }}{{ end }}
+{{- end }}
 {{- end }}
 {{- end }}
 {{- end }}
 
 {{- if eq $i $ti }}
-{{- /* The training container. POD_NAME and POD_NAMESPACE come first so that
-       the user's env may refer to them, unless the user defines them. */}}
+{{- /* The training container. tfsupervisor's identity comes first, then
+       POD_NAME and POD_NAMESPACE unless the user defines them (as they
+       like), so that the user's env may refer to them. A variable of the
+       cluster env (TF_CONFIG, MX_CONFIG, DMLC_*) that the user sets is
+       left out: tfgen's replaces it, as Kubeflow's operator's did. */}}
+{{- $reserved := include "tfjob.clusterEnvNames" (dict "root" $ctx.root "type" $type "mx" $job.mx) | splitList "," }}
+{{- $kept := list }}{{ $userNames := dict }}
+{{- range $env | default list }}{{ $n := get . "name" }}{{ if not (has $n $reserved) }}{{ $kept = append $kept . }}{{ $_ := set $userNames $n true }}{{ end }}{{ end }}
 {{- $envText := $podEnv }}
-{{- with $env }}
-{{- $u := toJson . | trimPrefix "[" | trimSuffix "]" }}
-{{- if contains `"POD_N` $u }}
-{{- $pre := list }}
-{{- range list "POD_NAME" "POD_NAMESPACE" }}{{ if not (contains (printf `"name":"%s"` .) $u) }}{{ $pre = append $pre (printf `{"name":"%s","valueFrom":{"fieldRef":{"fieldPath":"metadata.%s"}}}` . (ternary "name" "namespace" (eq . "POD_NAME"))) }}{{ end }}{{ end }}
-{{- $envText = join "," (append $pre $u) }}
-{{- else }}{{ $envText = printf "%s,%s" $podEnv $u }}
-{{- end }}
-{{- end }}
+{{- range list "POD_NAME" "POD_NAMESPACE" }}{{ if not (hasKey $userNames .) }}{{ $envText = printf `%s,{"name":"%s","valueFrom":{"fieldRef":{"fieldPath":"metadata.%s"}}}` $envText . (ternary "name" "namespace" (eq . "POD_NAME")) }}{{ end }}{{ end }}
+{{- with $kept }}{{ $envText = printf "%s,%s" $envText (toJson . | trimPrefix "[" | trimSuffix "]") }}{{ end }}
 {{- with $gpuEnv }}{{ $envText = printf "%s%s" $envText . }}{{ end }}
 {{- $mountText := `{"mountPath":"/tfgen/bin","name":"tfgen-bin","readOnly":true}` }}
 {{- with $mounts }}{{ $mountText = printf "%s,%s" (toJson . | trimPrefix "[" | trimSuffix "]") $mountText }}{{ end }}

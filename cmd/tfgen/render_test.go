@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -103,6 +104,49 @@ func TestRenderSignals(t *testing.T) {
 				t.Errorf("files changed (-before +after):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestSignalWhileStreaming: once the output streams into a pipe that is
+// not read, SIGINT still ends tfgen at once, with 130 and a line saying
+// the output stops part way. The pipe (64 KiB) cannot take the megabytes
+// of 2,000 jobs: tfgen is writing, or blocked writing, when the signal
+// comes, for its first bytes have been read.
+func TestSignalWhileStreaming(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(bin, "render", "-f", "-")
+	cmd.Stdin = strings.NewReader(jobs(2000))
+	cmd.Stdout = w
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, err := r.Read(make([]byte, 1)); err != nil {
+		t.Fatalf("no output: %v", err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("tfgen went on after SIGINT while its output was not read; stderr:\n%s", stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit status %d, want 130; stderr:\n%s", code, stderr.String())
+	}
+	if want := "tfgen: interrupted by SIGINT; the output on stdout stops part way\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }
 

@@ -6,6 +6,8 @@ one, trains the same model on its shard of each batch.
                   RUN_DIR/checkpoints/ckpt-EPOCH, for an evaluator (evaluate.py)
   --backup        Keras BackupAndRestore: a restarted task resumes from the
                   last epoch it finished
+  --tensorboard   Keras' TensorBoard callback writes event files to
+                  RUN_DIR/tensorboard (it needs the tensorboard package)
   --kill-at-epoch N
                   fault injection: after epoch N, this task kills itself with
                   SIGKILL (exit code 137), at its first start only
@@ -26,6 +28,7 @@ parser.add_argument("--steps", type=int, default=20, help="steps per epoch")
 parser.add_argument("--batch", type=int, default=64, help="global batch size")
 parser.add_argument("--checkpoints", action="store_true")
 parser.add_argument("--backup", action="store_true")
+parser.add_argument("--tensorboard", action="store_true")
 parser.add_argument("--kill-at-epoch", type=int, default=0)
 parser.add_argument("--kill-task", default="worker-1", help="the task --kill-at-epoch kills")
 args = parser.parse_args()
@@ -91,6 +94,10 @@ if args.checkpoints:
     # The chief's go to checkpoints/ckpt-EPOCH, the others' to temporary
     # directories; evaluate.py stops after ckpt-EPOCHS.
     callbacks.append(keras.callbacks.ModelCheckpoint(os.path.join(run_dir, "checkpoints", "ckpt-{epoch}"), save_weights_only=True))
+if args.tensorboard:
+    # The chief (worker 0 here) writes to tensorboard/train; the others to
+    # temporary directories beside it, removed at the end.
+    callbacks.append(keras.callbacks.TensorBoard(os.path.join(run_dir, "tensorboard")))
 if args.kill_at_epoch:
     callbacks.append(KillOnce())
 

@@ -94,6 +94,7 @@ func TestRenderFlags(t *testing.T) {
 		{name: "kueue", args: render("tfjob-gang", "--gang-scheduler", "kueue"), golden: "testdata/tfjob-gang-kueue.golden.yaml"},
 		{name: "kubernetes", args: render("tfjob-gang", "--gang-scheduler", "kubernetes"), golden: "testdata/tfjob-gang-kubernetes.golden.yaml"},
 		{name: "kubectl get -o yaml: a v1 List", args: []string{"render", "-f", "testdata/migrate/kubectl-get-tfjobs.yaml"}, golden: "testdata/migrate-kubectl-get-tfjobs.golden.yaml"},
+		{name: "the user's TF_CONFIG, POD_NAME, MX_CONFIG", args: []string{"render", "-f", "testdata/kubeflow/own-env.yaml"}, golden: "testdata/kubeflow-own-env.golden.yaml"},
 		{name: "image entrypoints wrap a sidecar job", args: render("tfjob-sidecar", "--image-entrypoints", "examples/config/image-entrypoints.yaml"),
 			golden: "testdata/tfjob-sidecar-entrypoints.golden.yaml"},
 		{name: "namespace, domain, image, evaluator", args: render("tfjob-mnist", "-n", "team-a", "--cluster-domain", "cluster.local",
@@ -173,6 +174,9 @@ func TestFlagsValidated(t *testing.T) {
 		{"cluster domain for env", []string{"env", "-f", "examples/tfjob-mnist.yaml", "--replica", "worker-0", "--cluster-domain", "$(X)"}, `--cluster-domain "$(X)"`},
 		{"supervisor image with a space", render("--supervisor-image", "a b"), `--supervisor-image "a b": must be printable ASCII, with no white space`},
 		{"supervisor image with a line break", render("--supervisor-image", "a\nb"), `--supervisor-image "a\nb": must be printable ASCII`},
+		{"evaluator grace too long", render("--evaluator-grace", "3000000h"), `--evaluator-grace "3000000h": must be at most 2562047h (about 292 years`},
+		{"evaluator grace negative", render("--evaluator-grace", "-1m"), `--evaluator-grace "-1m": must be a duration of 0 or more`},
+		{"evaluator grace no duration", render("--evaluator-grace", "10"), `--evaluator-grace "10": must be a duration of 0 or more`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr := run(t, cmdCase{args: tc.args, wantErr: true})
@@ -249,4 +253,42 @@ func equal(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// TestPathsAsWritten: -f takes a path as written, whatever it holds but a
+// comma (which separates paths, as kubectl's -f does).
+func TestPathsAsWritten(t *testing.T) {
+	job, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "tfjob-mnist.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{`a "quoted" job.yaml`, "a\nline break.yaml", `"b.yaml`, "c,d.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), job, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, _ := run(t, cmdCase{args: []string{"render", "-f", "examples/tfjob-mnist.yaml"}})
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"a double quote", []string{"-f", filepath.Join(dir, `a "quoted" job.yaml`)}},
+		{"a double quote first", []string{"-f", filepath.Join(dir, `"b.yaml`)}},
+		{"a line break", []string{"-f", filepath.Join(dir, "a\nline break.yaml")}},
+		{"a comma, as an argument", []string{filepath.Join(dir, "c,d.yaml")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := run(t, cmdCase{args: append([]string{"render"}, tc.args...)})
+			if !bytes.Equal(want, got) {
+				t.Errorf("rendered %d bytes, want those of examples/tfjob-mnist.yaml (%d)", len(got), len(want))
+			}
+		})
+	}
+	// Commas separate paths: both jobs are read, and being the same job
+	// they clash.
+	_, stderr := run(t, cmdCase{args: []string{"render", "-f", "examples/tfjob-mnist.yaml," + filepath.Join(dir, `"b.yaml`)}, wantErr: true})
+	if !strings.Contains(string(stderr), "the same name") {
+		t.Errorf("two paths in one -f: stderr %s, want the two jobs' clash", stderr)
+	}
 }

@@ -90,7 +90,7 @@ func checkPod(t *testing.T, sts manifest.Object, domain, image string) {
 				if e["name"] != "TF_CONFIG" {
 					continue
 				}
-				v := strings.NewReplacer("$(TFGEN_POD_INDEX)", "0", "$(POD_NAMESPACE)", "ns").Replace(e["value"].(string))
+				v := strings.NewReplacer("$(TFGEN_POD_INDEX)", "0", "$(TFGEN_POD_NAMESPACE)", "ns").Replace(e["value"].(string))
 				var cfg struct {
 					Cluster map[string]any `json:"cluster"`
 				}

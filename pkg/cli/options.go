@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -30,7 +29,7 @@ type inputOptions struct {
 
 // AddFlags registers -f, -n, --strict and --image-entrypoints.
 func (o *inputOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringSliceVarP(&o.Files, "filename", "f", nil, "job file, directory (its .yaml, .yml and .json files) or - for stdin; repeatable, comma-separated, and further paths may follow")
+	fs.VarP(pathList{&o.Files}, "filename", "f", "job file, directory (its .yaml, .yml and .json files) or - for stdin; repeatable, comma-separated, and further paths may follow (a path with a comma goes there)")
 	fs.StringVarP(&o.Namespace, "namespace", "n", "", "namespace of jobs that set none (default: none, so kubectl apply -n decides)")
 	fs.BoolVar(&o.Strict, "strict", false, "make unknown fields and duplicate keys errors instead of warnings")
 	fs.StringVar(&o.ImageEntrypoints, "image-entrypoints", "", "YAML file mapping image references to {entrypoint: [...], cmd: [...]}, so containers without a command are wrapped")
@@ -51,8 +50,8 @@ func (o *inputOptions) Validate() error {
 		return fmt.Errorf("--gang-scheduler %q: want %s", o.GangScheduler, strings.Join(gangSchedulers, ", "))
 	}
 	if o.EvaluatorGrace != "" {
-		if d, err := time.ParseDuration(o.EvaluatorGrace); err != nil || d < 0 {
-			return fmt.Errorf("--evaluator-grace %q: want a duration of 0 or more, such as 10m", o.EvaluatorGrace)
+		if msg := job.CheckDuration(o.EvaluatorGrace); msg != "" {
+			return fmt.Errorf("--evaluator-grace %q: %s", o.EvaluatorGrace, msg)
 		}
 	}
 	if o.RestartScope != "" && o.RestartScope != "Replica" && o.RestartScope != "Job" {

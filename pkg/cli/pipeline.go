@@ -100,6 +100,7 @@ func (l *loader) decode(doc input.Document) (unit, bool) {
 		l.problems.add(err)
 		return unit{}, false
 	}
+	l.warnings = append(l.warnings, dialect.JobWarnings(j, validate.EnvReplaced(j))...)
 	return unit{doc: doc, job: j}, true
 }
 

@@ -32,8 +32,9 @@ commands of such images so that they are wrapped too.
 
 Every problem in every document is reported at once on stderr, with exit
 status 1; then nothing is written to stdout or the output directory.
-SIGINT or SIGTERM stops the render: nothing is written, and the exit
-status is 130 or 143.
+SIGINT or SIGTERM stops the render, with exit status 130 or 143: nothing
+is written, unless the output had begun to stream to stdout, where it
+stops part way.
 
 -o DIR writes one file per object, a kustomization.yaml and .tfgen-output,
 tfgen's mark listing them; it replaces DIR only when DIR is empty or
@@ -112,7 +113,7 @@ func (o *renderOptions) Run(ctx context.Context, s Streams) error {
 	if err != nil {
 		return err
 	}
-	w, err := o.writer(s.Out)
+	w, err := o.writer(interruptible(ctx, s.Out))
 	if err != nil {
 		return err
 	}
@@ -159,6 +160,9 @@ func (o *renderOptions) Run(ctx context.Context, s Streams) error {
 		return fmt.Errorf("%w; nothing was written", err)
 	}
 	if err := w.Commit(); err != nil {
+		if cause := context.Cause(ctx); cause != nil && errors.Is(err, cause) {
+			return fmt.Errorf("%w; the output on stdout stops part way", cause)
+		}
 		return err
 	}
 	printLines(s, "note: ", notes)

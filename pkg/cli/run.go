@@ -28,8 +28,11 @@ not used, so the command must exist here. A container without a command
 needs --image-entrypoints. Each process gets the environment its pod would:
 TF_CONFIG (or MX_CONFIG and DMLC_*) listing every replica on localhost with
 a free port of its own (its task entry is the address it must listen on),
-POD_NAME (JOB-TYPE-INDEX), POD_NAMESPACE, and the container's env values
-(valueFrom and envFrom are skipped with a warning). --exclude-evaluator
+POD_NAME (JOB-TYPE-INDEX), POD_NAMESPACE, and the container's env values,
+with $(VAR) expanded in them and in the command and args as the kubelet
+does. The downward API gives the pod's name, namespace, labels and
+annotations; other valueFrom and envFrom are skipped with a warning, as are
+volume mounts. --exclude-evaluator
 leaves the evaluator out of TF_CONFIG's cluster, as render does: TensorFlow's
 ParameterServerStrategy waits for every task in the cluster, and a sidecar
 evaluator runs no server. MXNet replicas also get DMLC_NODE_HOST=127.0.0.1
@@ -43,8 +46,9 @@ leaves running (parameter servers) get SIGTERM, then SIGKILL after the grace
 period (terminationGracePeriodSeconds, default 30s). Ctrl-C stops every
 replica the same way; a second Ctrl-C kills them.
 
-Every line a replica writes comes prefixed with its name, and tfgen's own
-lines say how each replica exits; a table of exit codes and restarts ends
+Every line a replica writes comes prefixed with its name, as does each
+redraw of a progress bar drawn with \r (Keras, tqdm), shown as it comes;
+tfgen's own lines say how each replica exits; a table of exit codes and restarts ends
 the run. The exit status is 0 when the job succeeded, 1 otherwise.
 
 Examples:

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -57,5 +58,39 @@ func SignalContext(parent context.Context) (ctx context.Context, stop context.Ca
 	return ctx, func() {
 		signal.Stop(sigs)
 		cancel(context.Canceled)
+	}
+}
+
+// interruptible returns a writer to w that gives up when ctx ends: a write
+// still blocked then (stdout a pipe read slowly, or not at all) is left
+// behind, and the cause of ctx's end is returned, so that a signal stops
+// tfgen at once even while it streams its output.
+func interruptible(ctx context.Context, w io.Writer) io.Writer {
+	return ctxWriter{ctx: ctx, w: w}
+}
+
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := context.Cause(c.ctx); err != nil {
+		return 0, err
+	}
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := c.w.Write(p)
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		return r.n, r.err
+	case <-c.ctx.Done():
+		return 0, context.Cause(c.ctx)
 	}
 }

@@ -73,6 +73,20 @@ func JobError(j *job.Job, errs field.ErrorList) error {
 	return &Error{File: j.Source.File, Index: j.Source.Index, Kind: j.Source.Kind, Name: j.Name, Errs: errs}
 }
 
+// JobWarnings returns warnings about job j, each prefixed as the lines of
+// its *Error are.
+func JobWarnings(j *job.Job, warnings []string) []string {
+	if len(warnings) == 0 {
+		return nil
+	}
+	p := (&Error{File: j.Source.File, Index: j.Source.Index, Kind: j.Source.Kind, Name: j.Name}).Prefix()
+	out := make([]string, len(warnings))
+	for i, w := range warnings {
+		out[i] = p + w
+	}
+	return out
+}
+
 // MergeErrors adds the validation problems errs of a partly converted job to
 // its conversion error err (an *Error). A problem about a field related to
 // one already reported (the same replica, a parent or a child) is left out:

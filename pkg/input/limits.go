@@ -15,9 +15,11 @@ const (
 	// MaxInputBytes is the most tfgen reads from one file or from standard
 	// input: a stream of about 25,000 typical jobs.
 	MaxInputBytes = 64 << 20
-	// MaxDocumentBytes is the most one document may hold once its YAML
-	// aliases are expanded, measured as JSON. The API server takes no
-	// object of even a third of it.
+	// MaxDocumentBytes is the most one document may hold, both as
+	// written (its bytes, measured before it is parsed, so that parsing
+	// costs no more than this) and once its YAML aliases are expanded,
+	// measured as JSON. The API server takes no object of even a third
+	// of it.
 	MaxDocumentBytes = 8 << 20
 )
 

@@ -41,6 +41,22 @@ func laughs(levels int) string {
 	return b.String()
 }
 
+// nested is a map levels deep, written as a block (each level indented
+// two spaces more: 25 MB at 5,000 levels) or in flow style (30 kB).
+func nested(levels int, flow bool) string {
+	if flow {
+		return "a: " + strings.Repeat("{a: ", levels) + "1" + strings.Repeat("}", levels) + "\n"
+	}
+	var b strings.Builder
+	for i := range levels {
+		b.WriteString(strings.Repeat("  ", i) + "a:\n")
+	}
+	b.WriteString(strings.Repeat("  ", levels) + "1\n")
+	return b.String()
+}
+
+// TestExpandedLimit: a document is held to MaxDocumentBytes both as
+// written and as JSON with its aliases expanded.
 func TestExpandedLimit(t *testing.T) {
 	tests := []struct {
 		name, doc string
@@ -52,6 +68,9 @@ func TestExpandedLimit(t *testing.T) {
 			want: "bomb.yaml:3: the document expands to more than 8 MiB, the most tfgen reads in one document"},
 		{name: "a document too long as written", doc: "a: " + strings.Repeat("x", MaxDocumentBytes) + "\n",
 			want: "bomb.yaml:3: the document holds more than 8 MiB, the most tfgen reads in one document"},
+		{name: "a deep block map, long for its indentation", doc: nested(5000, false),
+			want: "bomb.yaml:3: the document holds more than 8 MiB, the most tfgen reads in one document"},
+		{name: "the same map in flow style", doc: nested(5000, true)},
 		{name: "aliases under the limit", doc: aliasBomb(1000, 200)},
 		{name: "nested aliases under the limit", doc: laughs(2)},
 		{name: "anchors and stars that are no aliases", doc: "command: [sh, -c, 'ls *.txt && echo &done']\n"},

@@ -42,27 +42,36 @@ func (e *envList) strings() []string {
 	return out
 }
 
-// containerEnv returns what the kubelet would give container c of pod in
-// namespace ns before the supervisor adds its own: POD_NAME and
-// POD_NAMESPACE (the downward API entries tfgen renders first, unless c
-// sets them), then c's env values with $(VAR) expanded. Entries the
-// kubelet would resolve from the cluster (valueFrom, envFrom) are skipped
-// and named in the warnings.
-func containerEnv(c *corev1.Container, pod, ns string) (env *envList, skipped []string) {
+// containerEnv returns what the kubelet would give container c of the
+// pod meta describes before the supervisor adds its own: TFGEN_POD_NAME
+// and TFGEN_POD_NAMESPACE, POD_NAME and POD_NAMESPACE (the downward API
+// entries tfgen renders first, the last two unless c sets them), then c's
+// env values with $(VAR) expanded, and what c takes
+// from the downward API that a local run knows (the pod's name,
+// namespace, labels and annotations). Entries the kubelet would resolve
+// from the cluster (other valueFrom, envFrom) are skipped and named in
+// the warnings.
+func containerEnv(c *corev1.Container, meta podMeta) (env *envList, skipped []string) {
 	env = &envList{}
+	env.set("TFGEN_POD_NAME", meta.name)
+	env.set("TFGEN_POD_NAMESPACE", meta.namespace)
 	own := map[string]bool{}
 	for _, e := range c.Env {
 		own[e.Name] = true
 	}
 	if !own["POD_NAME"] {
-		env.set("POD_NAME", pod)
+		env.set("POD_NAME", meta.name)
 	}
 	if !own["POD_NAMESPACE"] {
-		env.set("POD_NAMESPACE", ns)
+		env.set("POD_NAMESPACE", meta.namespace)
 	}
 	for _, e := range c.Env {
 		if e.ValueFrom != nil {
-			skipped = append(skipped, fmt.Sprintf("env %s (valueFrom)", e.Name))
+			if v, ok := downwardValue(e.ValueFrom, meta); ok {
+				env.set(e.Name, v)
+			} else {
+				skipped = append(skipped, fmt.Sprintf("env %s (valueFrom)", e.Name))
+			}
 			continue
 		}
 		env.set(e.Name, expand(e.Value, env.lookup))
@@ -76,6 +85,15 @@ func containerEnv(c *corev1.Container, pod, ns string) (env *envList, skipped []
 		}
 	}
 	return env, skipped
+}
+
+// downwardValue resolves an env var's valueFrom that names a field of the
+// pod a local run knows.
+func downwardValue(from *corev1.EnvVarSource, meta podMeta) (string, bool) {
+	if from.FieldRef == nil {
+		return "", false
+	}
+	return meta.field(from.FieldRef.FieldPath)
 }
 
 // loopbackEnv returns what a replica of a job of framework f needs besides

@@ -147,11 +147,19 @@ func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, environ []string,
 	if c.WorkingDir != "" {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("replica type %s: workingDir %s is a path in the image; the processes run in the current directory", t, c.WorkingDir))
 	}
+	if len(c.VolumeMounts) > 0 {
+		paths := make([]string, len(c.VolumeMounts))
+		for k, m := range c.VolumeMounts {
+			paths[k] = m.MountPath
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("replica type %s: volumeMounts %s are not provided; the processes see this machine's files at those paths",
+			t, strings.Join(paths, ", ")))
+	}
 	var out []Replica
 	for i := int32(0); i < n; i++ {
 		ref := supervise.Ref{Type: t.Lower(), Index: i}
 		pod := j.Name + "-" + ref.String()
-		cenv, skipped := containerEnv(c, pod, p.Policy.Namespace)
+		cenv, skipped := containerEnv(c, newPodMeta(j, t, i, pod, p.Policy.Namespace))
 		if i == 0 && len(skipped) > 0 {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("replica type %s: skipped %s: tfgen run resolves no cluster references", t, strings.Join(skipped, ", ")))
 		}

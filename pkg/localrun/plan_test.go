@@ -252,3 +252,78 @@ func TestExpand(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPlanDownwardAPI: env from the downward API that a local run knows
+// (the pod's name, namespace, labels and annotations) is given as the
+// kubelet gives it, and $(VAR) of it expands in env values and args; the
+// rest is skipped with a warning.
+func TestPlanDownwardAPI(t *testing.T) {
+	from := func(name, path string) corev1.EnvVar {
+		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}}
+	}
+	worker := sh(2, "", `train --pod=$(POD_NAME) --ns=$(POD_NAMESPACE) --index=$(INDEX)`,
+		from("POD_NAME", "metadata.name"),
+		from("POD_NAMESPACE", "metadata.namespace"),
+		from("INDEX", "metadata.labels['apps.kubernetes.io/pod-index']"),
+		from("TEAM", `metadata.labels["team"]`),
+		from("OWNER", "metadata.annotations['owner']"),
+		from("MISSING", "metadata.labels['none']"),
+		from("APP", "metadata.labels['app.kubernetes.io/name']"),
+		from("POD", "metadata.labels['statefulset.kubernetes.io/pod-name']"),
+		corev1.EnvVar{Name: "LOG", Value: "/logs/$(POD_NAMESPACE)/$(POD_NAME)/$(TEAM)"},
+		from("UID", "metadata.uid"),
+		from("NODE", "spec.nodeName"))
+	worker.Template.Labels = map[string]string{"team": "vision", "app.kubernetes.io/name": "overridden"}
+	worker.Template.Annotations = map[string]string{"owner": "ada"}
+	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: worker})
+	j.Namespace = "team-a"
+	p, err := NewPlan(j, PlanOptions{Ports: ports, Environ: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w1 := p.Replicas[1]
+	env := envOf(w1)
+	want := map[string]string{"TFGEN_POD_NAME": "demo-worker-1", "TFGEN_POD_NAMESPACE": "team-a", "POD_NAME": "demo-worker-1", "POD_NAMESPACE": "team-a", "INDEX": "1", "TEAM": "vision", "OWNER": "ada",
+		"MISSING": "", "APP": "tfjob", "POD": "demo-worker-1", "LOG": "/logs/team-a/demo-worker-1/vision"}
+	for k, v := range want {
+		if got, ok := env[k]; !ok || got != v {
+			t.Errorf("%s=%q (set %v), want %q", k, got, ok, v)
+		}
+	}
+	for _, k := range []string{"UID", "NODE"} {
+		if v, ok := env[k]; ok {
+			t.Errorf("%s is set (%q): a local run cannot know it", k, v)
+		}
+	}
+	if diff := cmp.Diff([]string{"sh", "-c", "train --pod=demo-worker-1 --ns=team-a --index=1"}, w1.Command.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	wantWarn := []string{"replica type Worker: skipped env UID (valueFrom), env NODE (valueFrom): tfgen run resolves no cluster references"}
+	if diff := cmp.Diff(wantWarn, p.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestPlanWarnings: what a local run cannot give a replica as its pod
+// would is said once per replica type.
+func TestPlanWarnings(t *testing.T) {
+	worker := sh(2, "", "train")
+	c := &worker.Template.Spec.Containers[0]
+	c.WorkingDir = "/app"
+	c.VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "logs", MountPath: "/logs", SubPath: "w"}}
+	ps := sh(1, "", "serve")
+	ps.Template.Spec.Containers = append(ps.Template.Spec.Containers, corev1.Container{Name: "proxy", Image: "envoy",
+		VolumeMounts: []corev1.VolumeMount{{Name: "cfg", MountPath: "/etc/envoy"}}}) // not run here
+	p, err := NewPlan(tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: worker, job.PS: ps}), PlanOptions{Ports: ports, Environ: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nothing of PS: its proxy, which mounts a volume, does not run here.
+	want := []string{
+		"replica type Worker: workingDir /app is a path in the image; the processes run in the current directory",
+		"replica type Worker: volumeMounts /data, /logs are not provided; the processes see this machine's files at those paths",
+	}
+	if diff := cmp.Diff(want, p.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}

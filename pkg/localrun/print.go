@@ -1,7 +1,6 @@
 package localrun
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -25,10 +24,13 @@ const (
 // (not green or red, which say how an exit went).
 var palette = []string{"\x1b[36m", "\x1b[33m", "\x1b[35m", "\x1b[34m", "\x1b[96m", "\x1b[93m", "\x1b[95m", "\x1b[94m"}
 
-// printer writes whole lines to one writer: each replica's output and
-// tfgen's lines about it under the replica's prefix, the job's lines under
-// "tfgen: ". Once a write fails (stdout was a pipe whose reader is gone),
-// failed is closed and nothing more is written.
+// printer writes to one writer each replica's output and tfgen's lines
+// about it under the replica's prefix, and the job's lines under
+// "tfgen: ": whole lines, and progress bars drawn with \r piece by piece,
+// each piece labelled (see pieces). A line drawn in place is ended with
+// \n before anything else is written, so that it stays on the screen.
+// Once a write fails (stdout was a pipe whose reader is gone), failed is
+// closed and nothing more is written.
 type printer struct {
 	mu       sync.Mutex
 	w        io.Writer
@@ -38,10 +40,14 @@ type printer struct {
 	plan     *Plan
 	failed   chan struct{}
 	err      error
+	// open is the replica whose line is drawn in place and not ended,
+	// -1 for none; mid says the cursor is in that line, not at its start.
+	open int
+	mid  bool
 }
 
 func newPrinter(w io.Writer, color bool, p *Plan) *printer {
-	pr := &printer{w: w, color: color, job: p.Job, plan: p, failed: make(chan struct{})}
+	pr := &printer{w: w, color: color, job: p.Job, plan: p, failed: make(chan struct{}), open: -1}
 	for i, r := range p.Replicas {
 		prefix := "[" + r.Ref.String() + "] "
 		if color {
@@ -63,12 +69,49 @@ func (p *printer) style(s, text string) string {
 func (p *printer) write(i int, line []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	b := make([]byte, 0, len(p.prefixes[i])+len(line)+1)
-	b = append(append(b, p.prefixes[i]...), line...)
+	b := append(p.endOpen(nil), p.prefixes[i]...)
+	b = append(b, line...)
 	if len(line) == 0 || line[len(line)-1] != '\n' {
 		b = append(b, '\n')
 	}
 	p.out(b)
+}
+
+// piece writes a piece of replica i's output: under its prefix, unless it
+// goes on with the line the replica's last piece left its cursor in.
+func (p *printer) piece(i int, text []byte, kind pieceKind) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var b []byte
+	if p.open != i {
+		b = p.endOpen(b)
+	}
+	if p.open != i || !p.mid {
+		b = append(b, p.prefixes[i]...)
+	}
+	b = append(b, text...)
+	switch kind {
+	case line:
+		if len(text) == 0 || text[len(text)-1] != '\n' {
+			b = append(b, '\n')
+		}
+		p.open, p.mid = -1, false
+	case carriage:
+		p.open, p.mid = i, false
+	case partial:
+		p.open, p.mid = i, true
+	}
+	p.out(b)
+}
+
+// endOpen appends to b the \n that ends a line drawn in place; p.mu is
+// held.
+func (p *printer) endOpen(b []byte) []byte {
+	if p.open >= 0 {
+		b = append(b, '\n')
+		p.open, p.mid = -1, false
+	}
+	return b
 }
 
 // out writes b; p.mu is held.
@@ -90,22 +133,13 @@ func (p *printer) note(i int, style, format string, args ...any) {
 func (p *printer) jobLine(style, format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.out([]byte(p.style(style, "tfgen: "+fmt.Sprintf(format, args...)) + "\n"))
+	p.out(append(p.endOpen(nil), p.style(style, "tfgen: "+fmt.Sprintf(format, args...))+"\n"...))
 }
 
-// copy writes what r delivers, line by line, under replica i's prefix,
-// until r ends. A line longer than the buffer is cut into several.
+// copy writes what r delivers under replica i's prefix, piece by piece
+// (see pieces), until r ends.
 func (p *printer) copy(i int, r io.Reader) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadSlice('\n')
-		if len(line) > 0 {
-			p.write(i, line)
-		}
-		if err != nil && err != bufio.ErrBufferFull {
-			return
-		}
-	}
+	newPieces(r).each(func(text []byte, kind pieceKind) { p.piece(i, text, kind) })
 }
 
 // starting says where replica i listens and what it runs.

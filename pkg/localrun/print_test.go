@@ -1,6 +1,7 @@
 package localrun
 
 import (
+	"io"
 	"strings"
 	"testing"
 
@@ -126,4 +127,89 @@ func TestQuoteArgs(t *testing.T) {
 			t.Errorf("quoteArgs(%q) = %q, want %q", tc.args, got, tc.want)
 		}
 	}
+}
+
+// TestProgressLabelled: a progress bar drawn with \r keeps its label on
+// every redraw; a line another replica or tfgen writes meanwhile ends the
+// bar's line first, so that it stays on the screen.
+func TestProgressLabelled(t *testing.T) {
+	type step struct {
+		replica int // -1: a tfgen note about replica 0
+		text    string
+		kind    pieceKind
+	}
+	tests := []struct {
+		name  string
+		steps []step
+		want  string
+	}{
+		{"keras", []step{{0, "Epoch 1/2\n", line}, {0, "\r", carriage}, {0, " 1/3 [>..]", partial}, {0, "\b\b\r", carriage},
+			{0, " 3/3 [==]\n", line}},
+			"[w0] Epoch 1/2\n[w0] \r[w0]  1/3 [>..]\b\b\r[w0]  3/3 [==]\n"},
+		{"another replica's line meanwhile", []step{{0, "\r", carriage}, {0, " 1/3", partial}, {1, "hello\n", line},
+			{0, "\b\r", carriage}, {0, " 2/3", partial}, {1, "bye\n", line}},
+			"[w0] \r[w0]  1/3\n[w1] hello\n[w0] \b\r[w0]  2/3\n[w1] bye\n"},
+		{"a note meanwhile", []step{{0, " 1/3\r", carriage}, {-1, "exited", line}},
+			"[w0]  1/3\r\n[w0] tfgen: exited\n"},
+		{"a line cut short", []step{{1, "last words", line}, {0, "x\n", line}},
+			"[w1] last words\n[w0] x\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			pr := newPrinter(&b, false, plan("w-0", "w-1"))
+			pr.prefixes = []string{"[w0] ", "[w1] "}
+			for _, s := range tt.steps {
+				if s.replica < 0 {
+					pr.note(0, "", "%s", s.text)
+					continue
+				}
+				pr.piece(s.replica, []byte(s.text), s.kind)
+			}
+			if diff := cmp.Diff(tt.want, b.String()); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// writes sends each write it gets.
+type writes chan string
+
+func (w writes) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
+}
+
+// TestProgressLive: each redraw of a progress bar is written as soon as
+// the replica writes it, not held until the line ends.
+func TestProgressLive(t *testing.T) {
+	out := make(writes)
+	pr := newPrinter(out, false, plan("worker-0"))
+	r, w := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		pr.copy(0, r)
+		close(done)
+	}()
+	for _, tc := range []struct{ write, want string }{
+		{"Epoch 1/1\n", "[worker-0] Epoch 1/1\n"},
+		{"\r 1/2 [>.]", "[worker-0] \r"},
+		{"", "[worker-0]  1/2 [>.]"},
+		{"\b\b\r 2/2 [==]", "\b\b\r"},
+		{"", "[worker-0]  2/2 [==]"},
+	} {
+		if tc.write != "" {
+			go func() { _, _ = w.Write([]byte(tc.write)) }()
+		}
+		if got := <-out; got != tc.want {
+			t.Fatalf("after writing %q: output %q, want %q", tc.write, got, tc.want)
+		}
+	}
+	go func() { _, _ = w.Write([]byte("\n")) }()
+	if got := <-out; got != "\n" {
+		t.Errorf("the line's end: %q", got)
+	}
+	w.Close()
+	<-done
 }

@@ -161,7 +161,8 @@ func rescaleSidecar(ps *corev1.PodSpec, f supervisorFlags, t string, n int32) (b
 				if f.sparse && !mx {
 					continue
 				}
-				from, to := addressList(old, t, oldN, mx), addressList(old, t, n, mx)
+				ns := namespaceVar(e.Value)
+				from, to := addressList(old, t, oldN, mx, ns), addressList(old, t, n, mx, ns)
 				if !strings.Contains(e.Value, from) {
 					return false, fmt.Errorf("container %s: %s does not list the %d %s replicas tfgen rendered; it was changed by hand, so render the job again instead", c.Name, e.Name, oldN, t)
 				}
@@ -180,14 +181,24 @@ func rescaleSidecar(ps *corev1.PodSpec, f supervisorFlags, t string, n int32) (b
 	return changed, nil
 }
 
+// namespaceVar is the kubelet expansion of the namespace that a rendered
+// TF_CONFIG or MX_CONFIG value holds: $(TFGEN_POD_NAMESPACE), or
+// $(POD_NAMESPACE) in one rendered by a tfgen before it.
+func namespaceVar(value string) string {
+	if strings.Contains(value, "$(TFGEN_POD_NAMESPACE)") {
+		return "$(TFGEN_POD_NAMESPACE)"
+	}
+	return "$(POD_NAMESPACE)"
+}
+
 // addressList is `"t":[...]` with n replicas of type t, as the templates
 // write it in TF_CONFIG's cluster or MX_CONFIG's, with the namespace left
-// to the kubelet's $(POD_NAMESPACE) expansion.
-func addressList(l *cluster.Layout, t string, n int32, mx bool) string {
+// to the kubelet's expansion of ns.
+func addressList(l *cluster.Layout, t string, n int32, mx bool, ns string) string {
 	r, _ := l.Role(t)
 	items := make([]string, n)
 	for i := range items {
-		host := l.Host(t, int32(i), "$(POD_NAMESPACE)")
+		host := l.Host(t, int32(i), ns)
 		if mx {
 			items[i] = fmt.Sprintf(`{"url":%s,"port":%d}`, quote(host), r.Port)
 		} else {

@@ -81,6 +81,9 @@ func TestRescaleAgreesWithRender(t *testing.T) {
 		name                 string
 		mx, sidecar, dynamic bool
 		flags                []string
+		// earlier: as an earlier tfgen rendered it, with $(POD_NAMESPACE)
+		// where $(TFGEN_POD_NAMESPACE) is now.
+		earlier bool
 	}{
 		{name: "tensorflow wrap"},
 		{name: "tensorflow sidecar", sidecar: true},
@@ -88,12 +91,18 @@ func TestRescaleAgreesWithRender(t *testing.T) {
 		{name: "tensorflow sidecar cluster domain", sidecar: true, flags: []string{"--cluster-domain", "cluster.local"}},
 		{name: "mxnet wrap", mx: true},
 		{name: "mxnet sidecar", mx: true, sidecar: true},
+		{name: "tensorflow sidecar rendered by an earlier tfgen", sidecar: true, earlier: true},
+		{name: "mxnet sidecar rendered by an earlier tfgen", mx: true, sidecar: true, earlier: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, move := range [][2]string{{"3", "5"}, {"3", "1"}, {"4", "0"}} {
 				got := render(t, jobYAML(move[0], tc.mx, tc.sidecar, tc.dynamic), tc.flags...)
 				want := render(t, jobYAML(move[1], tc.mx, tc.sidecar, tc.dynamic), tc.flags...)
+				if tc.earlier {
+					earlierNames(got)
+					earlierNames(want)
+				}
 				for name, s := range got {
 					changed, err := operate.Rescale(&s.Spec.Template.Spec, "worker", int32(atoi(move[1])))
 					if err != nil {
@@ -108,6 +117,19 @@ func TestRescaleAgreesWithRender(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// earlierNames makes sets' env values refer to the namespace as tfgen
+// rendered them before TFGEN_POD_NAMESPACE.
+func earlierNames(sets map[string]*appsv1.StatefulSet) {
+	for _, s := range sets {
+		for ci := range s.Spec.Template.Spec.Containers {
+			env := s.Spec.Template.Spec.Containers[ci].Env
+			for i := range env {
+				env[i].Value = strings.ReplaceAll(env[i].Value, "$(TFGEN_POD_NAMESPACE)", "$(POD_NAMESPACE)")
+			}
+		}
 	}
 }
 

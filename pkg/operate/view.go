@@ -46,7 +46,7 @@ type ViewMeta struct {
 // ViewStatus is the record's status (conditions, replicaStatuses,
 // startTime, completionTime, restarts...) plus the job's state and each
 // replica. It always has the condition Created, from the record's
-// creation on.
+// creation on, and an entry in replicaStatuses per replica type.
 type ViewStatus struct {
 	record.Status `json:",inline"`
 	// state sums the job up in one word (Job.State).
@@ -82,6 +82,7 @@ func NewView(j *Job, reps []Replica) (*View, error) {
 			Message: fmt.Sprintf("%s %s/%s is created.", j.Kind(), j.Namespace, j.Name), LastUpdateTime: at, LastTransitionTime: at}
 		status.Conditions = append([]record.Condition{created}, status.Conditions...)
 	}
+	everyType(&status, j.Spec)
 	return &View{
 		APIVersion: "kubeflow.org/v1",
 		Kind:       j.Kind(),
@@ -90,6 +91,23 @@ func NewView(j *Job, reps []Replica) (*View, error) {
 		Spec:   spec,
 		Status: ViewStatus{Status: status, State: j.State(), Replicas: reps},
 	}, nil
+}
+
+// everyType gives status an entry in replicaStatuses for each replica type
+// of the job, empty until the keeper counts one of its replicas, as
+// Kubeflow's operator initialises it as soon as it sees a job: scripts
+// read .status.replicaStatuses.Worker from the first moment.
+func everyType(status *record.Status, spec *job.Job) {
+	for t := range spec.Replicas() {
+		k := record.KubeflowType(t.Lower())
+		if status.ReplicaStatuses[k] != nil {
+			continue
+		}
+		if status.ReplicaStatuses == nil {
+			status.ReplicaStatuses = map[string]*record.ReplicaStatus{}
+		}
+		status.ReplicaStatuses[k] = &record.ReplicaStatus{}
+	}
 }
 
 // kubeflowSpec returns spec.json without the fields that are metadata, with

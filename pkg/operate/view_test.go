@@ -45,8 +45,9 @@ func TestViewShape(t *testing.T) {
 		"status": map[string]any{
 			"conditions": []any{map[string]any{"type": "Created", "status": "True", "reason": "TFJobCreated", "message": "TFJob team-a/j is created.",
 				"lastUpdateTime": "2026-01-02T03:04:05Z", "lastTransitionTime": "2026-01-02T03:04:05Z"}},
-			"restarts": 0.0,
-			"state":    "Created",
+			"replicaStatuses": map[string]any{"PS": map[string]any{}, "Worker": map[string]any{}},
+			"restarts":        0.0,
+			"state":           "Created",
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -62,5 +63,20 @@ func TestViewShape(t *testing.T) {
 	}
 	if c := v.Status.Condition(record.JobCreated); c == nil || !c.LastTransitionTime.Equal(record.NewTime(started)) || len(v.Status.Conditions) != 1 {
 		t.Errorf("conditions %+v, want the keeper's one Created", v.Status.Conditions)
+	}
+
+	// Once the keeper counted a type, its counts are shown; the other
+	// type keeps its empty entry, and the record is left as it was.
+	j.Status.ReplicaStatuses = map[string]*record.ReplicaStatus{"Worker": {Active: 3}}
+	v, err = NewView(j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts := map[string]*record.ReplicaStatus{"PS": {}, "Worker": {Active: 3}}
+	if diff := cmp.Diff(wantCounts, v.Status.ReplicaStatuses); diff != "" {
+		t.Errorf("replicaStatuses (-want +got):\n%s", diff)
+	}
+	if len(j.Status.ReplicaStatuses) != 1 {
+		t.Errorf("the job's own status changed: %+v", j.Status.ReplicaStatuses)
 	}
 }

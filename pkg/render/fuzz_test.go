@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tfgen/tfgen/internal/jobgen"
 	"github.com/tfgen/tfgen/pkg/check"
 	"github.com/tfgen/tfgen/pkg/dialect"
 	"github.com/tfgen/tfgen/pkg/input"
@@ -15,8 +16,8 @@ import (
 )
 
 // FuzzRender runs arbitrary documents through decoding, validation,
-// rendering, checking and writing, seeded with the examples and the error
-// cases. Errors are expected; a panic, or output that cannot be read back,
+// rendering, checking and writing, seeded with the examples, the error
+// cases and generated jobs (internal/jobgen). Errors are expected; a panic, or output that cannot be read back,
 // is a bug.
 func FuzzRender(f *testing.F) {
 	for _, pattern := range []string{"../../examples/*.yaml", "../../testdata/errors/*.yaml"} {
@@ -31,6 +32,12 @@ func FuzzRender(f *testing.F) {
 			}
 			f.Add(b)
 		}
+	}
+	// And jobs of test/e2e's dry-run generator: pod templates with many
+	// fields set, valid and not.
+	gen := jobgen.New(1)
+	for range 50 {
+		f.Add(gen.Next().YAML)
 	}
 	r, err := New(templates.FS)
 	if err != nil {

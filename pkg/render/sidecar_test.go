@@ -150,10 +150,12 @@ func clusterEnv(t *testing.T, sts manifest.Object) []map[string]any {
 }
 
 // expand does what the kubelet does to env values: $(VAR) of a variable
-// defined before (here the pod's name, index and namespace) is replaced,
-// $$ is a literal $, and anything else stays as written.
+// defined before (here the pod's index and namespace, and POD_NAME and
+// POD_NAMESPACE as a user might define them) is replaced, $$ is a literal
+// $, and anything else stays as written.
 func expand(env []map[string]any, index int32, ns string) []cluster.EnvVar {
-	vars := map[string]string{"TFGEN_POD_INDEX": strconv.Itoa(int(index)), "POD_NAMESPACE": ns, "POD_NAME": "the-pod"}
+	vars := map[string]string{"TFGEN_POD_INDEX": strconv.Itoa(int(index)), "TFGEN_POD_NAMESPACE": ns, "TFGEN_POD_NAME": "the-pod",
+		"POD_NAMESPACE": "the-users-namespace", "POD_NAME": "the-users-pod"}
 	var out []cluster.EnvVar
 	for _, e := range env {
 		out = append(out, cluster.EnvVar{Name: e["name"].(string), Value: kubeletExpand(e["value"].(string), vars)})

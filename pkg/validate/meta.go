@@ -1,12 +1,9 @@
 package validate
 
 import (
-	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -16,21 +13,21 @@ import (
 	"github.com/tfgen/tfgen/pkg/job"
 )
 
-// MaxSeconds is the longest duration tfsupervisor's flags hold, in seconds:
-// a Go time.Duration (int64 nanoseconds), about 292 years.
-const MaxSeconds = math.MaxInt64 / int64(time.Second)
+// MaxSeconds is the longest duration tfsupervisor's flags hold, in seconds
+// (job.MaxSeconds).
+const MaxSeconds = job.MaxSeconds
 
 // seconds checks a duration in seconds that tfsupervisor receives as a flag.
 func seconds(p *field.Path, v int64, allowZero bool) field.ErrorList {
 	switch {
 	case v < 0 || (v == 0 && !allowZero):
-		msg := "must be greater than 0"
+		msg := job.SecondsNotPositive
 		if allowZero {
-			msg = "must be greater than or equal to 0"
+			msg = job.SecondsNegative
 		}
 		return field.ErrorList{field.Invalid(p, v, msg)}
 	case v > MaxSeconds:
-		return field.ErrorList{field.Invalid(p, v, fmt.Sprintf("must be at most %d (about 292 years, the longest duration tfsupervisor holds)", MaxSeconds))}
+		return field.ErrorList{field.Invalid(p, v, job.SecondsTooLong)}
 	}
 	return nil
 }

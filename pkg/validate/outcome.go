@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -76,9 +75,8 @@ func tfgenAnnotations(j *job.Job) field.ErrorList {
 	p := field.NewPath("metadata", "annotations")
 	var errs field.ErrorList
 	if v, ok := j.Annotations[job.AnnotationEvaluatorGrace]; ok {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			errs = append(errs, field.Invalid(p.Key(job.AnnotationEvaluatorGrace), v, "must be a duration of 0 or more, such as 10m or 90s"))
+		if msg := job.CheckDuration(v); msg != "" {
+			errs = append(errs, field.Invalid(p.Key(job.AnnotationEvaluatorGrace), v, msg))
 		}
 	}
 	if v, ok := j.Annotations[job.AnnotationRestartScope]; ok {

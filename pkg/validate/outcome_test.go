@@ -28,6 +28,8 @@ func TestOutcomeChoices(t *testing.T) {
 		{"annotations", "metadata: {name: j, annotations: {tfgen.io/restart-scope: Pod, tfgen.io/evaluator-grace: soon}}\nspec:\n  tfReplicaSpecs:\n" + worker,
 			[]string{`metadata.annotations[tfgen.io/evaluator-grace]: Invalid value: "soon": must be a duration of 0 or more, such as 10m or 90s`,
 				`metadata.annotations[tfgen.io/restart-scope]: Unsupported value: "Pod": supported values: "Job", "Replica"`}},
+		{"evaluator grace over tfsupervisor's longest", "metadata: {name: j, annotations: {tfgen.io/evaluator-grace: 3000000h}}\nspec:\n  tfReplicaSpecs:\n" + worker,
+			[]string{`metadata.annotations[tfgen.io/evaluator-grace]: Invalid value: "3000000h": must be at most 2562047h (about 292 years, the longest duration tfsupervisor holds)`}},
 		{"job restarts need wrap mode", "metadata: {name: j, annotations: {tfgen.io/restart-scope: Job}}\nspec:\n  tfReplicaSpecs:\n" + worker +
 			"    PS: {template: {spec: {containers: [{name: side, image: s}, {name: tensorflow, image: tf}]}}}\n",
 			[]string{`spec.tfReplicaSpecs[PS].template.spec.containers[1].command: Required value: restart scope Job (tfgen.io/restart-scope) restarts training processes in place, which tfsupervisor does only for a container with a command (wrap mode); give it one, or map its image with --image-entrypoints`}},

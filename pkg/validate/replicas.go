@@ -61,7 +61,8 @@ func replica(j *job.Job, t job.ReplicaType, s *job.ReplicaSpec) field.ErrorList 
 	}
 	errs = append(errs, label(j, t, s)...)
 	errs = append(errs, podMetadata(j, t, s)...)
-	return append(errs, containers(j, t, &s.Template.Spec)...)
+	errs = append(errs, containers(j, t, &s.Template.Spec)...)
+	return append(errs, pod(j, t, s)...)
 }
 
 // containers checks that the pod has the framework's training container

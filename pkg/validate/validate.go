@@ -1,6 +1,7 @@
 package validate
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/tfgen/tfgen/pkg/job"
@@ -107,12 +108,34 @@ func tensorBoard(j *job.Job) field.ErrorList {
 	if !contains(serviceTypes, string(tb.ServiceType)) {
 		errs = append(errs, field.NotSupported(p.Child("serviceType"), tb.ServiceType, serviceTypes[1:]))
 	}
-	return errs
+	vols, verrs := volumes(tb.Volumes, p.Child("volumes"))
+	errs = append(errs, verrs...)
+	return append(errs, mounts(&corev1.Container{VolumeMounts: tb.VolumeMounts}, vols, nil, p.Child("volumeMounts"))...)
 }
 
 func scheduler(j *job.Job) field.ErrorList {
-	if s := j.Scheduler; s != nil && !contains(gangs, s.Gang) {
+	s := j.Scheduler
+	if s != nil && !contains(gangs, s.Gang) {
 		return field.ErrorList{field.NotSupported(j.SpecFieldPath("scheduler").Child("gang"), s.Gang, gangs[1:])}
+	}
+	if s == nil || s.Gang != "kubernetes" {
+		return nil
+	}
+	// The Workload API's gang minCount: minAvailable, else every replica.
+	if sp := j.RunPolicy.SchedulingPolicy; sp != nil && sp.MinAvailable != nil {
+		if *sp.MinAvailable == 0 {
+			return field.ErrorList{field.Invalid(j.RunPolicyFieldPath("schedulingPolicy").Child("minAvailable"), 0,
+				"must be at least 1 for gang scheduling by Kubernetes' Workload API, whose gang minCount it is (leave it out for every replica)")}
+		}
+		return nil
+	}
+	var total int32
+	for _, r := range j.Replicas() {
+		total += r.Count()
+	}
+	if total == 0 {
+		return field.ErrorList{field.Invalid(j.ReplicasPath(), 0,
+			"gang scheduling by Kubernetes' Workload API needs at least one replica: its gang minCount is every replica of the job")}
 	}
 	return nil
 }

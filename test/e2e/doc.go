@@ -4,6 +4,9 @@
 //
 //   - every golden output and example applies (server-side dry-run, apply,
 //     apply again, kubectl diff) — apply_test.go;
+//   - whatever tfgen renders the API server accepts: every example, every
+//     golden output and a few thousand generated jobs (internal/jobgen)
+//     tfgen renders are created with server-side dry-run — dryrun_test.go;
 //   - the job's ServiceAccount may do exactly what tfsupervisor needs —
 //     rbac_test.go;
 //

@@ -2,6 +2,7 @@ package tf
 
 import (
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -35,6 +36,25 @@ func TestMultiWorkerMirrored(t *testing.T) {
 	// Synchronous training: both saw the same all-reduced losses.
 	if a, b := res["worker-0"].Losses, res["worker-1"].Losses; !slices.Equal(a, b) {
 		t.Errorf("the workers' losses differ:\n%v\n%v", a, b)
+	}
+}
+
+// TestTensorBoardCallback: Keras' TensorBoard callback, which needs the
+// tensorboard package (TensorFlow 2.21 no longer installs it), writes the
+// chief's event files.
+func TestTensorBoardCallback(t *testing.T) {
+	r := runLocal(t, venvs.tf, "test/tf/testdata/tensorboard.yaml", nil)
+	if r.code != 0 {
+		t.Errorf("exit status %d, want 0", r.code)
+	}
+	r.wantTable(t, map[string]row{"worker-0": {state: "Succeeded"}, "worker-1": {state: finished}})
+	res := readResults(t, r.results, "worker-0", "worker-1")
+	if n := len(res["worker-0"].Losses); n != 2 {
+		t.Errorf("worker-0 trained %d epochs, want 2", n)
+	}
+	events, _ := filepath.Glob(filepath.Join(r.modelDir, "tensorboard", "train", "events.out.tfevents.*"))
+	if len(events) == 0 {
+		t.Errorf("no event files in %s", filepath.Join(r.modelDir, "tensorboard", "train"))
 	}
 }
 

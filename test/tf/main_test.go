@@ -68,7 +68,7 @@ func findVenvs() error {
 		imports  string
 	}{
 		{"TFGEN_TF_VENV", ".venv/tensorflow", &venvs.tf,
-			"import tensorflow as tf, tf_keras, keras, numpy; print('tensorflow', tf.__version__, 'tf_keras', tf_keras.__version__, 'keras', keras.__version__, 'numpy', numpy.__version__)"},
+			"import tensorflow as tf, tf_keras, keras, tensorboard, numpy; print('tensorflow', tf.__version__, 'tf_keras', tf_keras.__version__, 'keras', keras.__version__, 'tensorboard', tensorboard.__version__, 'numpy', numpy.__version__)"},
 		{"TFGEN_MXNET_VENV", ".venv/mxnet", &venvs.mxnet, "import mxnet, numpy; print('mxnet', mxnet.__version__, 'numpy', numpy.__version__)"},
 	} {
 		if *v.to = os.Getenv(v.env); *v.to == "" {

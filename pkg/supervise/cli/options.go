@@ -105,8 +105,18 @@ type identity struct {
 	pod, namespace string
 }
 
+// podIdentity reads the pod's name and namespace from TFGEN_POD_NAME and
+// TFGEN_POD_NAMESPACE, which tfgen renders for tfsupervisor alone (the
+// training container's own POD_NAME and POD_NAMESPACE may hold anything
+// its user likes). A pod rendered by a tfgen before them has POD_NAME and
+// POD_NAMESPACE from the downward API instead, read when TFGEN_POD_NAME
+// is not set.
 func podIdentity() identity {
-	id := identity{pod: os.Getenv("POD_NAME"), namespace: os.Getenv("POD_NAMESPACE")}
+	name, namespace := "TFGEN_POD_NAME", "TFGEN_POD_NAMESPACE"
+	if _, ok := os.LookupEnv(name); !ok {
+		name, namespace = "POD_NAME", "POD_NAMESPACE"
+	}
+	id := identity{pod: os.Getenv(name), namespace: os.Getenv(namespace)}
 	if id.namespace == "" {
 		id.namespace = "default"
 	}
@@ -142,7 +152,7 @@ func (o *options) Config(id identity) (*supervise.Config, error) {
 			add(err)
 		}
 	} else if o.roles != "" {
-		add(errors.New("POD_NAME is not set: the replica's ordinal comes from its suffix"))
+		add(errors.New("TFGEN_POD_NAME (or POD_NAME) is not set: the replica's ordinal comes from its suffix"))
 	}
 	c.Policy.Restart, err = supervise.ParseRestartPolicy(o.restartPolicy)
 	add(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 
@@ -47,7 +48,7 @@ type Context struct {
 // type, then decodes it into obj, matching field names case-sensitively as
 // the API server does. It reports whether obj was decoded.
 func (c *Context) Decode(obj any) bool {
-	r := schema.Check(reflect.TypeOf(obj), c.Object, nil)
+	r := schema.Check(reflect.TypeOf(obj), c.Object, nil, limits)
 	for _, u := range r.Unknown {
 		if c.Strict {
 			detail := "unknown field"
@@ -68,6 +69,23 @@ func (c *Context) Decode(obj any) bool {
 		return false
 	}
 	return true
+}
+
+// podSpec is the type of a pod template's spec.
+var podSpec = reflect.TypeFor[corev1.PodSpec]()
+
+// limits words the problem of a duration in seconds too large for an
+// int64 as validation words one too large for tfsupervisor: a job's
+// activeDeadlineSeconds (in any dialect's type, not a pod's, which
+// validation forbids) and a pod template's terminationGracePeriodSeconds.
+func limits(in reflect.Type, name string) (schema.Limit, bool) {
+	switch {
+	case in == podSpec && name == "terminationGracePeriodSeconds":
+		return schema.Limit{TooSmall: job.SecondsNegative, TooLarge: job.SecondsTooLong}, true
+	case in.PkgPath() != podSpec.PkgPath() && name == "activeDeadlineSeconds":
+		return schema.Limit{TooSmall: job.SecondsNotPositive, TooLarge: job.SecondsTooLong}, true
+	}
+	return schema.Limit{}, false
 }
 
 // Error records a problem.

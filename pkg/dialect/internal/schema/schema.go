@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"reflect"
 	"sort"
 	"strings"
@@ -36,14 +37,33 @@ type Report struct {
 	Unknown []Unknown
 	// Errs lists the values that cannot be decoded into their field.
 	Errs field.ErrorList
+
+	limits Limits
+	// limit applies to the integer being checked.
+	limit *Limit
 }
+
+// Limit is what to say of an integer field whose value its Go type cannot
+// hold, where a narrower range than the type's holds for the field: the
+// messages validation gives for values out of that range, so that 1e30
+// and 10000000000 get the same one.
+type Limit struct {
+	// TooSmall and TooLarge are the problems of a value below the type's
+	// range and above it.
+	TooSmall, TooLarge string
+}
+
+// Limits returns the Limit of the field named name (its JSON name) of the
+// struct type in, if it has one.
+type Limits func(in reflect.Type, name string) (Limit, bool)
 
 // Check walks v, a document decoded into generic values (map[string]any,
 // []any, string, json.Number or float64, bool, nil), against type t, whose
 // fields are named by their json tags as encoding/json names them, and
-// reports unknown fields and type mismatches below path.
-func Check(t reflect.Type, v any, path *field.Path) Report {
-	var r Report
+// reports unknown fields and type mismatches below path. limits, when not
+// nil, words the problem of an integer its field's type cannot hold.
+func Check(t reflect.Type, v any, path *field.Path, limits Limits) Report {
+	r := Report{limits: limits}
 	r.check(t, v, path)
 	return r
 }
@@ -129,7 +149,14 @@ func (r *Report) object(t reflect.Type, m map[string]any, path *field.Path) {
 			r.Unknown = append(r.Unknown, Unknown{Path: path.Child(k), Suggestion: Suggest(k, fields.names)})
 			continue
 		}
+		r.limit = nil
+		if r.limits != nil {
+			if l, ok := r.limits(t, k); ok {
+				r.limit = &l
+			}
+		}
 		r.check(f, m[k], path.Child(k))
+		r.limit = nil
 	}
 }
 
@@ -153,13 +180,61 @@ func (r *Report) integer(t reflect.Type, v any, path *field.Path, unsigned bool)
 		return
 	}
 	bits := t.Bits()
-	lo, hi := -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1)-1
+	var msg string
 	if unsigned {
-		lo, hi = 0, math.Ldexp(1, bits)-1
+		if n, exact := wholeNumber(v); (exact && n.Sign() < 0) || (!exact && f < 0) {
+			msg = r.tooSmall(fmt.Sprintf("must be an integer between 0 and %d", uint64(math.MaxUint64)>>(64-bits)))
+		} else if (exact && n.BitLen() > bits) || (!exact && f >= math.Ldexp(1, bits)) {
+			msg = r.tooLarge(fmt.Sprintf("must be an integer between 0 and %d", uint64(math.MaxUint64)>>(64-bits)))
+		}
+	} else {
+		lo, hi := int64(-1)<<(bits-1), int64(math.MaxInt64)>>(64-bits)
+		inType := fmt.Sprintf("must be an integer between %d and %d", lo, hi)
+		n, exact := wholeNumber(v)
+		switch {
+		case (exact && n.Cmp(big.NewInt(lo)) < 0) || (!exact && f < math.Ldexp(-1, bits-1)):
+			msg = r.tooSmall(inType)
+		case (exact && n.Cmp(big.NewInt(hi)) > 0) || (!exact && f >= math.Ldexp(1, bits-1)):
+			msg = r.tooLarge(inType)
+		}
 	}
-	if f < lo || f > hi {
-		r.Errs = append(r.Errs, field.Invalid(path, v, fmt.Sprintf("must be an integer between %.0f and %.0f", lo, hi)))
+	if msg != "" {
+		r.Errs = append(r.Errs, field.Invalid(path, v, msg))
 	}
+}
+
+// tooSmall and tooLarge return the problem of an integer below or above
+// its type's range: the field's Limit's, else inType.
+func (r *Report) tooSmall(inType string) string {
+	if r.limit != nil && r.limit.TooSmall != "" {
+		return r.limit.TooSmall
+	}
+	return inType
+}
+
+func (r *Report) tooLarge(inType string) string {
+	if r.limit != nil && r.limit.TooLarge != "" {
+		return r.limit.TooLarge
+	}
+	return inType
+}
+
+// wholeNumber returns v exactly when it is written as a whole number in
+// decimal (9223372036854775808, which a float64 cannot tell from
+// 9223372036854775807); not for 1e30 or 2.0, which number reads.
+func wholeNumber(v any) (*big.Int, bool) {
+	var s string
+	switch n := v.(type) {
+	case json.Number:
+		s = n.String()
+	case int64:
+		return big.NewInt(n), true
+	case int:
+		return big.NewInt(int64(n)), true
+	default:
+		return nil, false
+	}
+	return new(big.Int).SetString(s, 10)
 }
 
 func number(v any) (float64, bool) {

@@ -48,7 +48,7 @@ func TestCheck(t *testing.T) {
 	  "replicaSpecs": [{"replicas": 2.5}, {"replicas": 4294967296, "template": []}],
 	  "port": -1, "enabled": "yes", "replica_specs": []
 	}`)
-	r := Check(reflect.TypeFor[object](), doc, nil)
+	r := Check(reflect.TypeFor[object](), doc, nil, nil)
 	var unknown []string
 	for _, u := range r.Unknown {
 		unknown = append(unknown, u.String())
@@ -82,7 +82,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestCheckPrefix(t *testing.T) {
-	r := Check(reflect.TypeFor[replica](), decode(t, `{"replicas": 1, "templates": {}}`), field.NewPath("spec", "replicaSpecs").Index(2))
+	r := Check(reflect.TypeFor[replica](), decode(t, `{"replicas": 1, "templates": {}}`), field.NewPath("spec", "replicaSpecs").Index(2), nil)
 	if len(r.Unknown) != 1 || r.Unknown[0].String() != `unknown field "spec.replicaSpecs[2].templates" (did you mean "template"?)` {
 		t.Errorf("got %v", r.Unknown)
 	}
@@ -105,5 +105,49 @@ func TestSuggest(t *testing.T) {
 		if got := Suggest(key, known); got != want {
 			t.Errorf("Suggest(%q) = %q, want %q", key, got, want)
 		}
+	}
+}
+
+// TestIntegerRange: an integer is held to its type's exact range (a
+// float64 cannot tell 2^63 from 2^63-1), and a field with a Limit gets its
+// messages instead of the type's.
+func TestIntegerRange(t *testing.T) {
+	type durations struct {
+		Deadline *int64 `json:"deadline"`
+		Plain    int64  `json:"plain"`
+		Small    uint8  `json:"small"`
+	}
+	limits := func(in reflect.Type, name string) (Limit, bool) {
+		if in == reflect.TypeFor[durations]() && name == "deadline" {
+			return Limit{TooSmall: "must be positive", TooLarge: "must be at most 9223372036"}, true
+		}
+		return Limit{}, false
+	}
+	const int64Range = "must be an integer between -9223372036854775808 and 9223372036854775807"
+	tests := []struct {
+		doc  string
+		want []string
+	}{
+		{`{"plain": 9223372036854775807, "deadline": 9223372036854775807}`, nil},
+		{`{"plain": -9223372036854775808, "small": 255}`, nil},
+		{`{"plain": 9223372036854775808}`, []string{"plain: Invalid value: 9223372036854775808: " + int64Range}},
+		{`{"plain": -9223372036854775809}`, []string{"plain: Invalid value: -9223372036854775809: " + int64Range}},
+		{`{"plain": 1e30}`, []string{"plain: Invalid value: 1e30: " + int64Range}},
+		{`{"deadline": 9223372036854775808}`, []string{"deadline: Invalid value: 9223372036854775808: must be at most 9223372036"}},
+		{`{"deadline": 1e30}`, []string{"deadline: Invalid value: 1e30: must be at most 9223372036"}},
+		{`{"deadline": -1e30}`, []string{"deadline: Invalid value: -1e30: must be positive"}},
+		{`{"small": 256}`, []string{"small: Invalid value: 256: must be an integer between 0 and 255"}},
+		{`{"small": -1}`, []string{"small: Invalid value: -1: must be an integer between 0 and 255"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.doc, func(t *testing.T) {
+			var got []string
+			for _, e := range Check(reflect.TypeFor[durations](), decode(t, tt.doc), nil, limits).Errs {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
