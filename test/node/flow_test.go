@@ -72,30 +72,30 @@ func TestWrapJobSucceeds(t *testing.T) {
 // TestSidecarJobSucceeds: sidecar mode (no command: the image's
 // entrypoint runs, tfsupervisor watches beside it). Worker 0 is killed
 // once (137): the kubelet restarts the training container by its restart
-// rules (ExitCode), the second run succeeds and with it the job. The
-// parameter server is stopped by the teardown (cleanPodPolicy Running),
-// and tfgen status then shows it Stopped, nothing active (defect 2).
-// `tfgen logs` prints the training container's log through the kubelet.
+// rules (ExitCode), the second run succeeds; its pod stays while worker 1
+// runs (AllWorkers), and `tfgen logs` prints its log through the kubelet;
+// then worker 1 succeeds, and with it the job. The parameter server is stopped by the teardown (cleanPodPolicy
+// Running), every StatefulSet goes to zero, and tfgen status then shows
+// the PS Stopped, the workers Succeeded, nothing active (defect 2).
 func TestSidecarJobSucceeds(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "side", runPolicy: object{"cleanPodPolicy": "Running"}, exits: []string{"worker-0=137,0", "ps=block"},
+	// Worker 1 decides (AllWorkers): it waits for the test, while worker
+	// 0's pod stays for its logs to be read.
+	r := c.startJob(t, jobSpec{name: "side", runPolicy: object{"cleanPodPolicy": "Running"}, successPolicy: "AllWorkers",
+		exits: []string{"worker-0=137,0", "ps=block"},
 		replicas: []replica{
 			{kind: "PS", n: 1, policy: "Never", sidecar: true},
-			{kind: "Worker", n: 2, policy: "ExitCode", sidecar: true, args: []string{"--wait-for", "ps-0,worker-1"}},
+			{kind: "Worker", n: 2, policy: "ExitCode", sidecar: true, args: []string{"--wait-for", "ps-0,worker-1,worker-1:gate-0"}},
 		}}, nil)
-	s := r.WaitStatus("the job to end", (*record.Status).Ended)
-	if !s.IsTrue(record.JobSucceeded) {
-		t.Fatalf("the job failed: %s", r.StatusJSON())
-	}
-	if s.Restarts != 1 {
-		t.Errorf("restarts %d: want worker-0 restarted once", s.Restarts)
-	}
-	// Worker 0 keeps the job: its keeper counts its exit before the
-	// pod's record of it lands.
-	r.WaitRecords("worker-0's record of its restart", []string{"side-worker-0"}, func(e record.Replica) bool {
-		return e.Restarts == 1 && e.State == record.StateSucceeded
+	poll(t, "worker-0's second run", func(context.Context) (bool, string, error) {
+		n := len(r.reports()["worker-0"])
+		return n == 2, strconv.Itoa(n) + " runs", nil
 	})
+	out, code := r.cli("logs", "side", "--replica", "worker-0")
+	if code != 0 || !strings.Contains(out, `"replica":"worker-0","run":2`) {
+		t.Errorf("tfgen logs --replica worker-0 (exit %d):\n%s\nwant the second run's report", code, out)
+	}
 	p, err := c.cp.Client().CoreV1().Pods(r.Namespace).Get(t.Context(), "side-worker-0", getOpts)
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +103,16 @@ func TestSidecarJobSucceeds(t *testing.T) {
 	if st := containerStatus(p, "tensorflow"); st.RestartCount != 1 || st.LastTerminationState.Terminated == nil || st.LastTerminationState.Terminated.ExitCode != 137 {
 		t.Errorf("worker-0's training container %+v: want the kubelet to have restarted it once after exit 137", st)
 	}
-	r.WaitReplicas(map[string]int32{"ps": 0, "worker": 2})
-	r.WaitPods("side-worker-0", "side-worker-1")
+	r.open("gate-0")
+	s := r.WaitStatus("the job to end", (*record.Status).Ended)
+	if !s.IsTrue(record.JobSucceeded) {
+		t.Fatalf("the job failed: %s", r.StatusJSON())
+	}
+	if s.Restarts != 1 {
+		t.Errorf("restarts %d: want worker-0's restart counted", s.Restarts)
+	}
+	r.WaitReplicas(map[string]int32{"ps": 0, "worker": 0})
+	r.WaitPods()
 	if diff := cmp.Diff(map[string]int{"ps-0": 1, "worker-0": 2, "worker-1": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
@@ -112,10 +120,6 @@ func TestSidecarJobSucceeds(t *testing.T) {
 	want := map[string]string{"ps-0": "Stopped", "worker-0": "Succeeded", "worker-1": "Succeeded"}
 	if diff := cmp.Diff(want, v.replicaStates()); diff != "" || v.active() != 0 {
 		t.Errorf("tfgen status after the teardown: active %d, replicas (-want +got):\n%s", v.active(), diff)
-	}
-	out, code := r.cli("logs", "side", "--replica", "worker-0")
-	if code != 0 || !strings.Contains(out, `"replica":"worker-0","run":2`) {
-		t.Errorf("tfgen logs --replica worker-0 (exit %d):\n%s\nwant the second run's report", code, out)
 	}
 }
 

@@ -37,9 +37,11 @@ type jobSpec struct {
 	name      string
 	mxnet     bool
 	runPolicy object
-	replicas  []replica
-	exits     []string // --exit REPLICA=CODES
-	flags     []string // of tfgen render
+	// successPolicy of the job ("" or AllWorkers).
+	successPolicy string
+	replicas      []replica
+	exits         []string // --exit REPLICA=CODES
+	flags         []string // of tfgen render
 	// annotations of the job (tfgen.io/*), if any.
 	annotations map[string]string
 	// noReports: the pods get no hostPath for the workload's reports (the
@@ -97,8 +99,11 @@ func (j jobSpec) manifest(ns, dir string) []byte {
 	if len(j.annotations) > 0 {
 		meta["annotations"] = j.annotations
 	}
-	job := object{"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": meta,
-		"spec": object{"runPolicy": j.runPolicy, "tfReplicaSpecs": specs}}
+	spec := object{"runPolicy": j.runPolicy, "tfReplicaSpecs": specs}
+	if j.successPolicy != "" {
+		spec["successPolicy"] = j.successPolicy
+	}
+	job := object{"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": meta, "spec": spec}
 	if j.mxnet {
 		job["kind"] = "MXJob"
 		job["spec"] = object{"runPolicy": j.runPolicy, "jobMode": "MXTrain", "mxReplicaSpecs": specs}
@@ -202,6 +207,15 @@ func (r *run) runs() map[string]int {
 		}
 	}
 	return out
+}
+
+// open opens gate: a replica whose --wait-for names it (gate-0, say)
+// goes on once it has reported itself.
+func (r *run) open(gate string) {
+	r.T.Helper()
+	if err := os.WriteFile(filepath.Join(r.dir, gate+".jsonl"), nil, 0o644); err != nil {
+		r.T.Fatal(err)
+	}
 }
 
 // reportDir is a directory for the workload's reports that every pod's

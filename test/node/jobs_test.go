@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/record"
@@ -21,9 +21,12 @@ import (
 // TestJobSucceeds: the whole flow. The StatefulSet controller makes the
 // pods, the kubelet runs tfgen-install and the supervisors wrapping
 // the workload; the workers finish, the parameter server and evaluator
-// serve, the chief (after seeing every other replica run) exits 0, the record says Succeeded, every StatefulSet goes
-// to 0 (cleanPodPolicy All) and the pods go. Then the same manifests are
-// applied again: the pods come back, but nothing trains again.
+// serve, the supervisors label their pods as Kubeflow's operator does,
+// the chief (after seeing every other replica run) exits 0, the record
+// says Succeeded, every StatefulSet goes to 0 (cleanPodPolicy All) and the
+// pods go. Then the same manifests are applied again: the pods come back
+// but nothing trains again, and the job's keeper, in the chief's new pod,
+// releases them again.
 func TestJobSucceeds(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
@@ -33,11 +36,26 @@ func TestJobSucceeds(t *testing.T) {
 		exits:       []string{"ps=block", "evaluator=block"},
 		annotations: map[string]string{"tfgen.io/evaluator-grace": "0s"},
 		replicas: []replica{
-			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0,worker-1,ps-0,evaluator-0"}},
+			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0,worker-1,ps-0,evaluator-0,gate-0"}},
 			{kind: "PS", n: 1, policy: "Always"},
 			{kind: "Worker", n: 2, policy: "OnFailure"},
 			{kind: "Evaluator", n: 1, policy: "Never"},
 		}}, nil)
+	// The supervisors label their pods as Kubeflow's operator does, once
+	// they run (the chief waits for the test).
+	poll(t, "the pods labelled", func(ctx context.Context) (bool, string, error) {
+		pods, err := r.Pods(ctx)
+		var wrong []string
+		for _, p := range pods {
+			_, index, _ := strings.Cut(strings.TrimPrefix(p.Name, "mnist-"), "-")
+			wantRole := map[bool]string{true: "master", false: ""}[strings.HasPrefix(p.Name, "mnist-chief-")]
+			if p.Labels["training.kubeflow.org/replica-index"] != index || p.Labels["training.kubeflow.org/job-role"] != wantRole {
+				wrong = append(wrong, fmt.Sprintf("%s: replica-index %q, job-role %q", p.Name, p.Labels["training.kubeflow.org/replica-index"], p.Labels["training.kubeflow.org/job-role"]))
+			}
+		}
+		return len(pods) == 5 && len(wrong) == 0, fmt.Sprintf("%d pods, %v", len(pods), wrong), err
+	})
+	r.open("gate-0")
 	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
 		t.Fatalf("the job failed: %s", r.StatusJSON())
@@ -59,37 +77,26 @@ func TestJobSucceeds(t *testing.T) {
 		t.Errorf("kubectl diff of all but the StatefulSets after the job:\n%s", out)
 	}
 
-	// Applied again, the StatefulSets are back at their replicas, the
-	// pods start, and every supervisor finds the job over and idles.
+	// Applied again, the StatefulSets are back at their replicas and the
+	// pods start; every supervisor finds the job over, and the keeper
+	// releases them again.
 	r.apply()
-	r.WaitReplicas(map[string]int32{"chief": 1, "evaluator": 1, "ps": 1, "worker": 2})
-	r.waitIdle("mnist-chief-0", "mnist-evaluator-0", "mnist-ps-0", "mnist-worker-0", "mnist-worker-1")
+	if got := r.Replicas(); !maps.Equal(got, map[string]int32{"chief": 1, "evaluator": 1, "ps": 1, "worker": 2}) {
+		t.Errorf("replicas %v right after applying again, want the job's", got)
+	}
+	r.WaitReplicas(map[string]int32{"chief": 0, "evaluator": 0, "ps": 0, "worker": 0})
+	r.WaitPods()
 	if diff := cmp.Diff(want, r.runs()); diff != "" {
 		t.Errorf("runs per replica after applying again (-want +got):\n%s", diff)
 	}
 	reasons := r.EventReasons("")
-	for _, reason := range []string{"JobSucceeded", "Teardown", "ReplicaIdle"} {
+	for _, reason := range []string{"JobSucceeded", "Teardown"} {
 		if !slices.Contains(reasons, reason) {
 			t.Errorf("events %v: no %s", reasons, reason)
 		}
 	}
-	// The supervisors label their pods as Kubeflow's operator does.
-	pods, err := r.Pods(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range pods {
-		_, index, _ := strings.Cut(strings.TrimPrefix(p.Name, "mnist-"), "-")
-		wantRole := map[bool]string{true: "master", false: ""}[strings.HasPrefix(p.Name, "mnist-chief-")]
-		if got := p.Labels["training.kubeflow.org/replica-index"]; got != index {
-			t.Errorf("pod %s: replica-index label %q, want %q", p.Name, got, index)
-		}
-		if got := p.Labels["training.kubeflow.org/job-role"]; got != wantRole {
-			t.Errorf("pod %s: job-role label %q, want %q", p.Name, got, wantRole)
-		}
-	}
-	if out := r.diff(func(object) bool { return true }); out != "" {
-		t.Errorf("kubectl diff after applying again:\n%s", out)
+	if out := r.diff(func(o object) bool { return o["kind"] != "StatefulSet" }); out != "" {
+		t.Errorf("kubectl diff of all but the StatefulSets after applying again:\n%s", out)
 	}
 	again := r.Status()
 	if !again.IsTrue(record.JobSucceeded) || again.CompletionTime == nil || !again.CompletionTime.Equal(*s.CompletionTime) {
@@ -140,10 +147,10 @@ func (r *run) waitIdle(names ...string) {
 }
 
 // TestChiefFailsPermanently: the chief exits 1, a permanent failure under
-// ExitCode. The job fails at once, without a restart; the workers stop
-// (cleanPodPolicy Running), the chief's pod stays, its record saying how
-// the chief ended; when that pod goes (as in a drain), the supervisor's
-// termination message says it too, and the new pod does not train again.
+// ExitCode. The job fails at once, without a restart; the worker stops
+// (cleanPodPolicy Running), and every StatefulSet goes to zero, the
+// status keeping how each replica ended. Applied again, the chief's new
+// pod does not train again.
 func TestChiefFailsPermanently(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
@@ -159,57 +166,40 @@ func TestChiefFailsPermanently(t *testing.T) {
 	if c := s.Condition(record.JobFailed); !strings.Contains(c.Message, "replica chief-0 exited with code 1") {
 		t.Errorf("Failed condition %+v: want chief-0's exit in the message", c)
 	}
-	r.WaitReplicas(map[string]int32{"chief": 1, "worker": 0})
-	r.WaitPods("perm-chief-0")
+	r.WaitReplicas(map[string]int32{"chief": 0, "worker": 0})
+	r.WaitPods()
 	if diff := cmp.Diff(map[string]int{"chief-0": 1, "worker-0": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}
-	// The stopped worker is not shown running (issue 14's defect 2), and
-	// the kubelet did not restart the chief's container.
+	// The stopped worker is not shown running (issue 14's defect 2); the
+	// chief's failure is kept with its exit code.
 	v := r.view()
 	if diff := cmp.Diff(map[string]string{"chief-0": "Failed 1", "worker-0": "Stopped"}, v.replicaStates()); diff != "" || v.active() != 0 {
 		t.Errorf("tfgen status: active %d, replicas (-want +got):\n%s", v.active(), diff)
 	}
-	if p, err := r.c.cp.Client().CoreV1().Pods(r.Namespace).Get(t.Context(), "perm-chief-0", getOpts); err != nil {
-		t.Fatal(err)
-	} else if st := containerStatus(p, "tensorflow"); st.RestartCount != 0 {
-		t.Errorf("chief-0's training container restarted %d times by the kubelet, want 0", st.RestartCount)
+	if f := r.Status().Failures["chief-0"]; f == nil || f.ExitCode == nil || *f.ExitCode != 1 || f.Restarts != 0 {
+		t.Errorf("chief-0's failure %+v, want exit code 1 without restarts", f)
 	}
-	rec := r.Record("perm-chief-0")
-	if rec.State != record.StateFailed || rec.LastExitCode == nil || *rec.LastExitCode != 1 {
-		t.Errorf("chief-0's record on its pod %+v, want Failed with exit code 1", rec)
-	}
-	// The pod is deleted (as in a drain): the new pod's supervisor finds
-	// the job ended and idles.
-	old, err := r.c.cp.Client().CoreV1().Pods(r.Namespace).Get(t.Context(), "perm-chief-0", getOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.c.cp.Client().CoreV1().Pods(r.Namespace).Delete(t.Context(), "perm-chief-0", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	poll(t, "a new chief pod", func(ctx context.Context) (bool, string, error) {
-		p, err := r.c.cp.Client().CoreV1().Pods(r.Namespace).Get(ctx, "perm-chief-0", getOpts)
-		if apierrors.IsNotFound(err) {
-			return false, "none", nil
-		}
-		return err == nil && p.UID != old.UID, "the old one", err
-	})
-	r.waitIdle("perm-chief-0")
+	// Applied again (as a GitOps tool would), the chief's new pod finds
+	// the job ended: nothing trains again, and the keeper releases it.
+	r.apply()
+	r.WaitReplicas(map[string]int32{"chief": 0, "worker": 0})
+	r.WaitPods()
 	if diff := cmp.Diff(map[string]int{"chief-0": 1, "worker-0": 1}, r.runs()); diff != "" {
-		t.Errorf("runs per replica after the new pod (-want +got):\n%s", diff)
+		t.Errorf("runs per replica after applying again (-want +got):\n%s", diff)
 	}
 }
 
 // TestRetriesUntilBackoffLimit: the chief is killed (137, retryable under
 // ExitCode) on every run; the supervisor restarts it until the job's
-// backoffLimit of 2 is spent, then the job fails. The worker stops at once
-// (cleanPodPolicy Running), the failed chief's pod when the job's TTL
-// after finishing has passed.
+// backoffLimit of 2 is spent, then the job fails. Under cleanPodPolicy
+// None nothing stops then, until the job's TTL after finishing has
+// passed: then every pod goes.
 func TestRetriesUntilBackoffLimit(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "retry", runPolicy: object{"backoffLimit": 2, "ttlSecondsAfterFinished": 2}, exits: []string{"chief=137", "worker=block"},
+	r := c.startJob(t, jobSpec{name: "retry", runPolicy: object{"backoffLimit": 2, "ttlSecondsAfterFinished": 2, "cleanPodPolicy": "None"},
+		exits: []string{"chief=137", "worker=block"},
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
 			{kind: "Worker", n: 1, policy: "OnFailure"},
@@ -275,7 +265,7 @@ func TestMXJobSucceeds(t *testing.T) {
 	if !s.IsTrue(record.JobSucceeded) {
 		t.Fatalf("the job failed: %s", r.StatusJSON())
 	}
-	r.WaitReplicas(map[string]int32{"scheduler": 1, "server": 0, "worker": 2})
+	r.WaitReplicas(map[string]int32{"scheduler": 0, "server": 0, "worker": 0})
 	if diff := cmp.Diff(map[string]int{"scheduler-0": 1, "server-0": 1, "worker-0": 1, "worker-1": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
 	}

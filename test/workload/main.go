@@ -11,7 +11,8 @@
 //
 // --exit REPLICA=CODES (repeatable): REPLICA is TYPE-INDEX, TYPE or *; the
 // most specific entry wins. CODES is a comma-separated list, one per run
-// (the last repeats); "block" waits for SIGTERM. Default 0. A replica whose
+// (the last repeats); "block" waits for SIGTERM, "deaf" ignores it and
+// waits to be killed. Default 0. A replica whose
 // environment is wrong exits 2 whatever the plan; one whose --wait-for
 // replicas have not all reported within --wait-timeout exits 3.
 //
@@ -92,7 +93,7 @@ func main() {
 		o.exits[k] = strings.Split(v, ",")
 		return nil
 	})
-	flag.StringVar(&o.waitFor, "wait-for", "", "replicas (TYPE-INDEX,...) that must have reported before this one exits")
+	flag.StringVar(&o.waitFor, "wait-for", "", "replicas (TYPE-INDEX,...) that must have reported before this one exits; REPLICA:NAME waits for NAME in REPLICA only")
 	flag.DurationVar(&o.waitTimeout, "wait-timeout", 2*time.Minute, "how long to wait for --wait-for (and --connect)")
 	flag.BoolVar(&o.connect, "connect", false, "listen on this replica's TF_CONFIG address and dial every other replica's")
 	flag.Parse()
@@ -188,9 +189,15 @@ func run(o options) int {
 		fmt.Fprintf(os.Stderr, "workload: wrong environment: %s\n", strings.Join(rep.Problems, "; "))
 		return 2
 	}
-	if o.waitFor != "" && !waitFor(o.reportDir, strings.Split(o.waitFor, ","), o.waitTimeout) {
+	if names := waitList(o.waitFor, rep.Replica); len(names) > 0 && !waitFor(o.reportDir, names, o.waitTimeout) {
 		fmt.Fprintf(os.Stderr, "workload: %s did not all report within %v\n", o.waitFor, o.waitTimeout)
 		return 3
+	}
+	if rep.Exit == "deaf" {
+		signal.Ignore(syscall.SIGTERM)
+		for { // (a bare select{} is a deadlock to the runtime)
+			time.Sleep(time.Hour)
+		}
 	}
 	if rep.Exit == "block" {
 		sig := make(chan os.Signal, 1)
@@ -346,6 +353,24 @@ func plan(exits map[string][]string, typ string, index int) string {
 func pick(plan string, n int) string {
 	codes := strings.Split(plan, ",")
 	return codes[min(n, len(codes))-1]
+}
+
+// waitList is what replica waits for of --wait-for list: every name, but
+// a REPLICA:NAME entry only in REPLICA.
+func waitList(list, replica string) []string {
+	var out []string
+	for _, e := range strings.Split(list, ",") {
+		if only, name, ok := strings.Cut(e, ":"); ok {
+			if only != replica {
+				continue
+			}
+			e = name
+		}
+		if e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // waitFor polls dir until each replica has a report, or timeout passes.
