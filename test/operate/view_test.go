@@ -86,7 +86,7 @@ func TestViews(t *testing.T) {
 			want string
 		}{
 			{[]string{"logs", "running"}, "tfgen: logs of replica chief-0 (pod running-chief-0, container tensorflow): "},
-			{[]string{"logs", "running", "--replica", "worker-9"}, "tfgen: replica worker-9 of job running has no pod, and none of its output was kept (only that of replicas that failed or were stopped)\n"},
+			{[]string{"logs", "running", "--replica", "worker-9"}, "tfgen: replica worker-9 of job running has no pod, and none of its output was kept (the output of 256 replicas at most is kept, failed ones first; in sidecar mode only that of failed containers)\n"},
 			{[]string{"logs", "failed", "--all"}, "tfgen: job failed has no pods, and no output of its replicas was kept\n"},
 			{[]string{"logs", "running", "--replica", "worker-1", "--all"}, "tfgen: --replica and --all: give one\n"},
 		} {
