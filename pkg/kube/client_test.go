@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -114,32 +115,28 @@ func TestScaleAndPatch(t *testing.T) {
 	}
 }
 
-// TestWatchPod: the watch sends the pod as read, then its changes; after
-// an expired watch (410) it reads the pod again and goes on.
+// TestWatchPod: the watch is one request from resourceVersion 0: the
+// API server's ADDED event is the pod as it is, then come its changes;
+// after an expired watch (410) it watches from 0 again and goes on.
 func TestWatchPod(t *testing.T) {
 	var mu sync.Mutex
-	gets, watches := 0, 0
+	var froms []string
 	pod := func(rv string, restarts int) string {
 		return fmt.Sprintf(`{"metadata":{"name":"p","resourceVersion":%q},"status":{"containerStatuses":[{"name":"tf","restartCount":%d}]}}`, rv, restarts)
 	}
 	c, _ := newClient(t, map[string]http.HandlerFunc{
-		"GET /api/v1/namespaces/ns/pods/p": func(w http.ResponseWriter, _ *http.Request) {
-			mu.Lock()
-			gets++
-			mu.Unlock()
-			fmt.Fprint(w, pod("10", 0))
-		},
 		"GET /api/v1/namespaces/ns/pods": func(w http.ResponseWriter, r *http.Request) {
 			q := r.URL.Query()
-			if q.Get("watch") != "true" || q.Get("fieldSelector") != "metadata.name=p" || q.Get("resourceVersion") != "10" {
+			if q.Get("watch") != "true" || q.Get("fieldSelector") != "metadata.name=p" {
 				status(w, http.StatusBadRequest, "BadRequest")
 				return
 			}
 			mu.Lock()
-			watches++
-			n := watches
+			froms = append(froms, q.Get("resourceVersion"))
+			n := len(froms)
 			mu.Unlock()
 			enc := json.NewEncoder(w)
+			enc.Encode(map[string]any{"type": "ADDED", "object": json.RawMessage(pod("10", 0))})
 			if n == 1 {
 				enc.Encode(map[string]any{"type": "MODIFIED", "object": json.RawMessage(pod("11", 1))})
 				enc.Encode(map[string]any{"type": "ERROR", "object": map[string]any{"kind": "Status", "code": 410, "message": "too old"}})
@@ -163,8 +160,10 @@ func TestWatchPod(t *testing.T) {
 	if want := "10/0 11/1 10/0 12/2"; strings.Join(got, " ") != want {
 		t.Errorf("pods %v, want %s", got, want)
 	}
-	if gets != 2 {
-		t.Errorf("%d reads, want 2 (one after the expired watch)", gets)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"0", "0"}; !slices.Equal(froms[:2], want) {
+		t.Errorf("watches from %v, want %v: from 0, and again from 0 after the expired watch", froms, want)
 	}
 }
 

@@ -32,35 +32,33 @@ type metaObject interface {
 
 func (m *ObjectMeta) meta() *ObjectMeta { return m }
 
-// WatchPod follows pod ns/name: it sends the pod as first read, then every
+// WatchPod follows pod ns/name: it sends the pod as first seen, then every
 // version the API reports, until ctx is done, when it closes the channel.
 // Errors (API unreachable, watch expired) are passed to logf and followed
-// by a fresh read after a capped backoff, so a caller only ever sees pods.
+// by a new watch after a wait (DefaultRetry), so a caller only ever sees
+// pods.
 func (c *Client) WatchPod(ctx context.Context, ns, name string, logf func(string, ...any)) <-chan *Pod {
 	return watchNamed(ctx, c, ns, "pods", name, logf, func() *Pod { return &Pod{} })
 }
 
-// WatchConfigMap follows ConfigMap ns/name as WatchPod follows a pod. A
-// ConfigMap that does not exist (yet) is retried like an error.
+// WatchConfigMap follows ConfigMap ns/name as WatchPod follows a pod; one
+// that does not exist yet is sent once it does.
 func (c *Client) WatchConfigMap(ctx context.Context, ns, name string, logf func(string, ...any)) <-chan *ConfigMap {
 	return watchNamed(ctx, c, ns, "configmaps", name, logf, func() *ConfigMap { return &ConfigMap{} })
 }
 
-// watchNamed follows one object of a core resource by name.
+// watchNamed follows one object of a core resource by name: one watch
+// request from resourceVersion 0, which the API server answers from its
+// watch cache with the object as it is (an ADDED event) and then its
+// changes. A thousand replicas starting at once each make one request,
+// not a read and a watch.
 func watchNamed[T metaObject](ctx context.Context, c *Client, ns, resource, name string, logf func(string, ...any), fresh func() T) <-chan T {
 	out := make(chan T, 16)
 	go func() {
 		defer close(out)
+		q := url.Values{"fieldSelector": {"metadata.name=" + name}}
 		retrying(ctx, logf, "watch "+resource+" "+ns+"/"+name, func() error {
-			obj := fresh()
-			if err := c.do(ctx, "get "+resource+" "+ns+"/"+name, http.MethodGet, corePath(ns, resource, name), "", nil, obj); err != nil {
-				return err
-			}
-			if !send(ctx, out, obj) {
-				return ctx.Err()
-			}
-			q := url.Values{"fieldSelector": {"metadata.name=" + name}}
-			return c.watchFrom(ctx, corePath(ns, resource), q, ContentJSON, obj.meta().ResourceVersion, func(typ string, raw json.RawMessage) error {
+			return c.watchFrom(ctx, corePath(ns, resource), q, ContentJSON, "0", func(typ string, raw json.RawMessage) error {
 				if typ != Added && typ != Modified {
 					return nil
 				}

@@ -4,4 +4,4 @@ package proc
 
 // killLeftovers does nothing without /proc: a process that left its
 // training process's group survives it.
-func killLeftovers(string) {}
+func killLeftovers(string, bool) {}

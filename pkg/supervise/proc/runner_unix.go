@@ -136,7 +136,7 @@ func (p *process) Signal(sig os.Signal) error {
 // exit, so a restarted process never meets its predecessor's children.
 func (p *process) exited(ws syscall.WaitStatus) {
 	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-	killLeftovers(p.marker)
+	killLeftovers(p.marker, reaperErr == nil)
 	p.exit = ExitOf(ws)
 	close(p.done)
 }
