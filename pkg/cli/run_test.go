@@ -85,7 +85,7 @@ func TestRunDemo(t *testing.T) {
 		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	for _, want := range []string{"chief: done\n", "ps: SIGTERM, shutting down\n", "tfgen: job local-demo succeeded: replica chief-0 succeeded",
-		"\nchief-0   0          0         Succeeded\n", "\nps-0      0          0         Stopped\n", "\x1b["} {
+		"\nchief-0   0          0         Succeeded\n", "\nps-0      143        0         Stopped\n", "\x1b["} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}

@@ -70,10 +70,10 @@ func TestSuccessStopsPS(t *testing.T) {
 	dir := fifos(t, "ps-up")
 	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{
 		job.Chief: sh(1, "", `read x < "$DIR/ps-up"; echo "chief saw $x"; exit 0`, dirEnv(dir)),
-		job.PS:    sh(1, "", `trap 'echo TERM > "$DIR/ps-term"; exit 0' TERM; echo up > "$DIR/ps-up"; while :; do sleep 1; done`, dirEnv(dir)),
+		job.PS:    sh(1, "", `trap 'echo TERM > "$DIR/ps-term"; exit 143' TERM; echo up > "$DIR/ps-up"; while :; do sleep 1; done`, dirEnv(dir)),
 	})
 	s, out := run(t, context.Background(), j, PlanOptions{}, Options{})
-	checkTable(t, s, out, "chief-0 0 0 Succeeded", "ps-0 0 0 Stopped")
+	checkTable(t, s, out, "chief-0 0 0 Succeeded", "ps-0 143 0 Stopped")
 	if s.Err() != nil || s.Interrupted {
 		t.Errorf("Err() = %v, interrupted %v", s.Err(), s.Interrupted)
 	}
@@ -82,7 +82,7 @@ func TestSuccessStopsPS(t *testing.T) {
 	}
 	for _, want := range []string{"[chief-0] chief saw up\n", "tfgen: job demo succeeded: replica chief-0 succeeded\n",
 		"[chief-0] tfgen: exited with code 0 (Completed): succeeded\n", "tfgen: stopping replica types ps (clean pod policy Running)\n",
-		"[ps-0] tfgen: the job has ended: SIGTERM to process group", "[ps-0] tfgen: stopped (the job had ended): exited with code 0 (Completed)\n"} {
+		"[ps-0] tfgen: the job has ended: SIGTERM to process group", "[ps-0] tfgen: stopped (the job had ended): exited with code 143 (Error)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

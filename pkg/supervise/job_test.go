@@ -3,6 +3,7 @@ package supervise_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"syscall"
@@ -333,6 +334,15 @@ func (p *exitedProcess) Signal(sig os.Signal) error {
 	return os.ErrProcessDone
 }
 
+// racingProcess is a training process that is about to exit 0 when the
+// job ends: the SIGTERM reaches it, and it exits 0 all the same.
+type racingProcess struct{ exitedProcess }
+
+func (p *racingProcess) Signal(sig os.Signal) error {
+	p.signalled <- sig
+	return nil
+}
+
 // oneRunner starts p, and closes started.
 type oneRunner struct {
 	p       supervise.Process
@@ -344,25 +354,33 @@ func (r oneRunner) Start(supervise.Command) (supervise.Process, error) {
 	return r.p, nil
 }
 
-// TestExitAsTheJobEnds: a worker's process exits by itself just as the
-// job ends; the stop comes too late to matter, and the worker is
-// Succeeded or Failed by its own exit code, not Stopped.
+// TestExitAsTheJobEnds: a worker's process exits just as the job ends,
+// by itself (the stop comes too late to matter) or after the SIGTERM
+// reached it: an exit 0 is a success, another code a failure, unless the
+// SIGTERM killed it (Stopped).
 func TestExitAsTheJobEnds(t *testing.T) {
 	for _, tc := range []struct {
-		exit supervise.Exit
-		want record.State
+		exit   supervise.Exit
+		racing bool // the SIGTERM reached it
+		want   record.State
 	}{
-		{supervise.Exit{Code: 0, Reason: "Completed"}, record.StateSucceeded},
-		{supervise.Exit{Code: 1, Reason: "Error"}, record.StateFailed},
+		{supervise.Exit{Code: 0, Reason: "Completed"}, false, record.StateSucceeded},
+		{supervise.Exit{Code: 1, Reason: "Error"}, false, record.StateFailed},
+		{supervise.Exit{Code: 0, Reason: "Completed"}, true, record.StateSucceeded},
+		{supervise.Exit{Code: 143, Signal: 15, Reason: "Signaled"}, true, record.StateStopped},
 	} {
-		t.Run(string(tc.want), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s,signalled=%v", tc.want, tc.racing), func(t *testing.T) {
 			cfg := config(supervise.OnFailure)
 			cfg.Job.Layout, cfg.Self = layout(), supervise.Ref{Type: "worker", Index: 1}
 			f := newFixture(t, cfg, true)
 			p := &exitedProcess{done: make(chan struct{}), exit: tc.exit, signalled: make(chan os.Signal, 1)}
+			var proc supervise.Process = p
+			if tc.racing {
+				proc = &racingProcess{*p}
+			}
 			started := make(chan struct{})
 			sup := f.supervisor()
-			sup.Runner = oneRunner{p, started}
+			sup.Runner = oneRunner{proc, started}
 			done := make(chan supervise.Result, 1)
 			go func() { done <- sup.Run(context.Background(), supervise.Command{Args: []string{"train"}}) }()
 			<-started
@@ -376,7 +394,14 @@ func TestExitAsTheJobEnds(t *testing.T) {
 			}
 			close(p.done)
 			res := <-done
-			if res.State != tc.want || res.ExitCode != tc.exit.Code || res.Reason != tc.exit.Reason {
+			if rec := f.replica(t); rec.State != tc.want {
+				t.Errorf("record %+v, want %s", rec, tc.want)
+			}
+			wantReason := tc.exit.Reason
+			if tc.want == record.StateStopped {
+				wantReason = supervise.ReasonJobEnded
+			}
+			if res.State != tc.want || res.ExitCode != tc.exit.Code || res.Reason != wantReason {
 				t.Errorf("Result %+v, want %s with exit code %d", res, tc.want, tc.exit.Code)
 			}
 		})

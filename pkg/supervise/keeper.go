@@ -198,11 +198,11 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 		return
 	}
 	kp.status, kp.gone, kp.last, kp.wakeAt = written, 0, now, done.wake
-	for _, note := range done.notes {
-		kp.Logf("%s", note)
-	}
 	if len(done.events) > 0 {
 		kp.Reporter.Report(Report{Events: done.events})
+	}
+	for _, note := range done.notes {
+		kp.Logf("%s", note)
 	}
 }
 

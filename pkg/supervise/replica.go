@@ -112,8 +112,9 @@ func (r *replica) idle(why string) {
 // exited records exit ex of the training process and decides what
 // follows: a restart (true), or the end of this run of it. stopped, when
 // not empty, says why the supervisor stopped the process: it is then
-// Stopped whatever its exit code. A process that ends by itself after the
-// job ended is not restarted, and is Succeeded or Failed by its code.
+// Stopped whatever its exit code, but for the job's end, after which an
+// exit 0 is a success. A process that ends by itself after the job ended
+// is not restarted, and is Succeeded or Failed by its code.
 //
 // Events are for what needs a look: failures and restarts. A success, or
 // a stop because the job ended, is on the replica's pod and in the job's
@@ -133,6 +134,10 @@ func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 	case stopped == ReasonJobRestart:
 		r.rec.State, r.rec.Reason, restart = record.StateRestarting, ReasonJobRestart, true
 		r.rec.Message = fmt.Sprintf("replica %s stopped to restart with the job (job restart %d)", self, r.job.RestartGeneration)
+	case stopped == ReasonJobEnded && ex.Code == 0:
+		// Its work was done as the job ended (it raced the stop, or
+		// ended gracefully on SIGTERM): a 0 is a success.
+		r.rec.State = record.StateSucceeded
 	case stopped != "":
 		r.rec.State, r.rec.Reason = record.StateStopped, stopped
 		r.rec.Message = fmt.Sprintf("replica %s stopped%s: exited with code %d (%s)", self, stopWhy[stopped], ex.Code, ex.Reason)

@@ -339,7 +339,7 @@ if [ %d -gt 0 ] && [ $((i %% %d)) -eq 0 ] && [ ! -e "$f" ]; then : > "$f"; exit 
 	}
 	l.measure()
 	began := time.Now()
-	l.start("j-ps-0", `trap 'exit 0' TERM; sleep 100000 & wait $!`, flags...)
+	l.start("j-ps-0", `trap 'exit 143' TERM; sleep 100000 & wait $!`, flags...)
 	for _, pod := range l.pods("worker", n) {
 		l.start(pod, worker, flags...)
 	}
@@ -385,7 +385,7 @@ func decidingExit(tb testing.TB, n int) largeResult {
 	l.measure()
 	began := time.Now()
 	l.start("j-chief-0", `exec 3<"$GO"; read x <&3; : > "$DIR/chief"; exit 0`)
-	worker := `trap 'echo "$POD_NAME: stopped"; : > "$DIR/$POD_NAME"; exit 0' TERM; echo ready > "$READY"; sleep 100000 & wait $!`
+	worker := `trap 'echo "$POD_NAME: stopped"; : > "$DIR/$POD_NAME"; exit 143' TERM; echo ready > "$READY"; sleep 100000 & wait $!`
 	for _, pod := range l.pods("worker", n) {
 		l.start(pod, worker)
 	}
