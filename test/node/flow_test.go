@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,13 +97,16 @@ func TestSidecarJobSucceeds(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"replica":"worker-0","run":2`) {
 		t.Errorf("tfgen logs --replica worker-0 (exit %d):\n%s\nwant the second run's report", code, out)
 	}
-	p, err := c.cp.Client().CoreV1().Pods(r.Namespace).Get(t.Context(), "side-worker-0", getOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := containerStatus(p, "tensorflow"); st.RestartCount != 1 || st.LastTerminationState.Terminated == nil || st.LastTerminationState.Terminated.ExitCode != 137 {
-		t.Errorf("worker-0's training container %+v: want the kubelet to have restarted it once after exit 137", st)
-	}
+	// The kubelet's status of the pod may lag behind the second run.
+	poll(t, "worker-0's training container restarted once after exit 137", func(ctx context.Context) (bool, string, error) {
+		p, err := c.cp.Client().CoreV1().Pods(r.Namespace).Get(ctx, "side-worker-0", getOpts)
+		if err != nil {
+			return false, "", err
+		}
+		st := containerStatus(p, "tensorflow")
+		last := st.LastTerminationState.Terminated
+		return st.RestartCount == 1 && last != nil && last.ExitCode == 137, fmt.Sprintf("%+v", st), nil
+	})
 	r.open("gate-0")
 	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {
