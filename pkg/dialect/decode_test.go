@@ -90,7 +90,8 @@ func TestSupported(t *testing.T) {
 		"fioravanzo.org/v1alpha1 MXJob", "kubeflow.org/v1 MXJob", "kubeflow.org/v1alpha1 MXJob", "kubeflow.org/v1alpha2 MXJob",
 		"kubeflow.org/v1beta1 MXJob", "mlkube.io/v1beta1 MxJob", "mxnet.mlkube.io/v1beta1 MxJob",
 		"batch.tensorstack.dev/v1beta1 TensorFlowTrainingJob",
-		"kubeflow.org/v1 TFJob", "kubeflow.org/v1alpha1 TFJob", "kubeflow.org/v1alpha2 TFJob", "kubeflow.org/v1beta1 TFJob",
+		"kubeflow.caicloud.io/v1alpha1 TFJob", "kubeflow.org/v1 TFJob", "kubeflow.org/v1alpha1 TFJob", "kubeflow.org/v1alpha2 TFJob",
+		"kubeflow.org/v1beta1 TFJob",
 		"kubeflow.org/v1beta2 TFJob", "mlkube.io/v1beta1 TfJob", "tensorflow.org/v1alpha1 TfJob", "training.kubedl.io/v1alpha1 TFJob",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

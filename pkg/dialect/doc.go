@@ -9,5 +9,6 @@
 //
 // The dialects live in subpackages, one per family: kubeflow (TFJob and
 // MXJob v1alpha2 to v1, DRAGON), tfv1alpha1 (list-shaped TfJob/TFJob),
-// mxv1alpha1 (list-shaped MXJob), t9k (TensorFlowTrainingJob) and kubedl.
+// mxv1alpha1 (list-shaped MXJob), t9k (TensorFlowTrainingJob), kubedl and
+// caicloud (kubeflow.caicloud.io TFJob, a list of PS, Worker or Local).
 package dialect

@@ -23,11 +23,11 @@ func TestDecodeErrors(t *testing.T) {
 	}{{
 		name: "unsupported version of a known group",
 		yaml: "apiVersion: kubeflow.org/v2\nkind: TFJob\nmetadata: {name: j}\n",
-		want: `job.yaml: TFJob j: apiVersion: Unsupported value: "kubeflow.org/v2": supported values: "kubeflow.org/v1", "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2", "kubeflow.org/v1beta1", "kubeflow.org/v1beta2", "mlkube.io/v1beta1", "tensorflow.org/v1alpha1", "training.kubedl.io/v1alpha1"`,
+		want: `job.yaml: TFJob j: apiVersion: Unsupported value: "kubeflow.org/v2": supported values: "kubeflow.caicloud.io/v1alpha1", "kubeflow.org/v1", "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2", "kubeflow.org/v1beta1", "kubeflow.org/v1beta2", "mlkube.io/v1beta1", "tensorflow.org/v1alpha1", "training.kubedl.io/v1alpha1"`,
 	}, {
 		name: "another project's TFJob",
 		yaml: "apiVersion: example.com/v1\nkind: TFJob\nmetadata: {name: j}\n",
-		want: `job.yaml: TFJob j: apiVersion: Unsupported value: "example.com/v1": TFJob from another project is not supported; tfgen reads TFJob from kubeflow.org/v1, kubeflow.org/v1alpha1, kubeflow.org/v1alpha2, kubeflow.org/v1beta1, kubeflow.org/v1beta2, mlkube.io/v1beta1, tensorflow.org/v1alpha1, training.kubedl.io/v1alpha1`,
+		want: `job.yaml: TFJob j: apiVersion: Unsupported value: "example.com/v1": TFJob from another project is not supported; tfgen reads TFJob from kubeflow.caicloud.io/v1alpha1, kubeflow.org/v1, kubeflow.org/v1alpha1, kubeflow.org/v1alpha2, kubeflow.org/v1beta1, kubeflow.org/v1beta2, mlkube.io/v1beta1, tensorflow.org/v1alpha1, training.kubedl.io/v1alpha1`,
 	}, {
 		name: "no apiVersion",
 		yaml: "kind: TensorFlowTrainingJob\nmetadata: {name: t}\n",

@@ -28,6 +28,7 @@ func FuzzDecode(f *testing.F) {
 		"kind: TFJob\napiVersion: kubeflow.org/v1\nspec: {tfReplicaSpecs: {Worker: null, PS: {replicas: -5}}}\n",
 		"kind: TfJob\napiVersion: tensorflow.org/v1alpha1\nspec: {replicaSpecs: [null, {tfReplicaType: PS}]}\n",
 		`{"kind":"TensorFlowTrainingJob","apiVersion":"batch.tensorstack.dev/v1beta1","spec":{"runMode":{"debug":{"enabled":true}}}}`,
+		`{"kind":"TFJob","apiVersion":"kubeflow.caicloud.io/v1alpha1","spec":{"type":"","tfReplicaSpec":[{"tfReplicaType":"Local","replicas":0},{"tfReplicaType":"PS","template":{}}]}}`,
 	} {
 		f.Add([]byte(s))
 	}

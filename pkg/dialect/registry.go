@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tfgen/tfgen/pkg/dialect/caicloud"
 	"github.com/tfgen/tfgen/pkg/dialect/internal/convert"
 	"github.com/tfgen/tfgen/pkg/dialect/kubedl"
 	"github.com/tfgen/tfgen/pkg/dialect/kubeflow"
@@ -30,7 +31,7 @@ var (
 )
 
 func init() {
-	for _, ds := range [][]convert.Dialect{kubeflow.Dialects, tfv1alpha1.Dialects, mxv1alpha1.Dialects, t9k.Dialects, kubedl.Dialects} {
+	for _, ds := range [][]convert.Dialect{kubeflow.Dialects, tfv1alpha1.Dialects, mxv1alpha1.Dialects, t9k.Dialects, kubedl.Dialects, caicloud.Dialects} {
 		for _, d := range ds {
 			k := key{d.APIVersion, strings.ToLower(d.Kind)}
 			if _, dup := registry[k]; dup {

@@ -69,7 +69,9 @@ func decodeItem(raw json.RawMessage) (map[string]any, error) {
 }
 
 // finished returns the type of obj's status condition Succeeded or Failed
-// that is "True", as a Kubeflow job's status has it once the job ended.
+// that is "True", as a Kubeflow job's status has it once the job ended,
+// else its status.phase when that is Succeeded or Failed (caicloud's TFJob
+// has a phase and no such conditions).
 func finished(obj map[string]any) string {
 	status, _ := obj["status"].(map[string]any)
 	conds, _ := status["conditions"].([]any)
@@ -78,6 +80,9 @@ func finished(obj map[string]any) string {
 		if t := c["type"]; (t == "Succeeded" || t == "Failed") && c["status"] == "True" {
 			return t.(string)
 		}
+	}
+	if p, _ := status["phase"].(string); p == "Succeeded" || p == "Failed" {
+		return p
 	}
 	return ""
 }

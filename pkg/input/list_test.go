@@ -69,6 +69,32 @@ func TestListExpanded(t *testing.T) {
 	}
 }
 
+// TestListFinished: an item whose job had ended says so, by a Kubeflow
+// condition or, in caicloud's TFJob, by its phase.
+func TestListFinished(t *testing.T) {
+	tests := []struct{ name, status, want string }{
+		{"Kubeflow succeeded", `{conditions: [{type: Running, status: "False"}, {type: Succeeded, status: "True"}]}`, "Succeeded"},
+		{"Kubeflow failed", `{conditions: [{type: Failed, status: "True"}]}`, "Failed"},
+		{"Kubeflow running", `{conditions: [{type: Succeeded, status: "False"}]}`, ""},
+		{"caicloud succeeded", `{phase: Succeeded, conditions: null}`, "Succeeded"},
+		{"caicloud failed", `{phase: Failed}`, "Failed"},
+		{"caicloud running", `{phase: Running, conditions: [{type: Scheduled, status: "True"}]}`, ""},
+		{"no status", `null`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list := "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: a/v1, kind: J, metadata: {name: j}, status: " + tt.status + "}\n"
+			docs, err := Read([]string{Stdin}, strings.NewReader(list))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(docs) != 1 || docs[0].Finished != tt.want {
+				t.Errorf("got %+v, want one item finished %q", docs, tt.want)
+			}
+		})
+	}
+}
+
 func TestListNotExpanded(t *testing.T) {
 	for name, doc := range map[string]string{
 		"another group's List": "apiVersion: example.com/v1\nkind: List\nitems: [{kind: A}]\n",
