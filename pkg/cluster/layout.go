@@ -51,6 +51,23 @@ type Layout struct {
 	Addresses map[string][]string
 }
 
+// Scaled returns the layout with the replica counts of counts (by
+// lowercase type) in place of its own; l itself is left as it was.
+func (l *Layout) Scaled(counts map[string]int32) *Layout {
+	if len(counts) == 0 {
+		return l
+	}
+	c := *l
+	c.Roles = make([]Role, len(l.Roles))
+	for i, r := range l.Roles {
+		if n, ok := counts[r.Type]; ok {
+			r.Replicas = n
+		}
+		c.Roles[i] = r
+	}
+	return &c
+}
+
 // Role returns the role of type t.
 func (l *Layout) Role(t string) (Role, bool) {
 	for _, r := range l.Roles {

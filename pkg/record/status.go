@@ -74,6 +74,15 @@ type Status struct {
 	// StatefulSets scaled to zero) since the job ended, by the clean pod
 	// policy or the TTL after finishing; the keeper's own type comes last.
 	Teardown []string `json:"teardown,omitempty"`
+	// layout holds the replica counts the job runs with, by lowercase
+	// type, where a resize (tfgen scale, an elastic job's keeper) changed
+	// them from its spec: the supervisors build TF_CONFIG from them, and
+	// the keeper keeps the StatefulSets at them.
+	Layout map[string]int32 `json:"layout,omitempty"`
+	// layoutGeneration counts the resizes: a replica whose training
+	// process started under an earlier one, and whose TF_CONFIG the resize
+	// changed, restarts it in place with the new one.
+	LayoutGeneration int32 `json:"layoutGeneration,omitempty"`
 	// evaluatorDeadline, when the job succeeded while its evaluator ran,
 	// is when the evaluator is stopped if it has not finished by then;
 	// until it finishes or is stopped, its type is not in stop.

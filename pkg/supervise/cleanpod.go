@@ -172,32 +172,35 @@ func (s *saying) said(j *Job, t string) bool {
 
 // Targets returns the replicas each StatefulSet of the job must have by
 // its status s, in the order to set them: zero for the types released
-// (the keeper's own last); and, for the others, under clean pod policies
-// Running and All, fewer than the layout's for a type whose
-// highest replicas have finished (succeeded or failed for good), whose
-// pods can no longer complete and would hold their requests (a
-// StatefulSet removes its pods from the top). The keeper's own replica
-// stays until its type is released. A type at its layout's count is not
-// listed: nothing is asked of it.
+// (the keeper's own last); for the others, the count of the job's
+// layout as resized (record.Status.Layout) and, under clean pod policies
+// Running and All, fewer for a type whose highest replicas have finished
+// (succeeded or failed for good), whose pods can no longer complete and
+// would hold their requests (a StatefulSet removes its pods from the
+// top). The keeper's own replica stays until its type is released. A type
+// at its spec's count and never resized is not listed: nothing is asked
+// of it.
 func (j *Job) Targets(s *record.Status) []Target {
 	if s == nil || s.IsTrue(record.JobSuspended) || len(j.Layout.Roles) == 0 {
 		return nil
 	}
 	var out []Target
 	keeper := j.Keeper()
-	if j.CleanPodPolicy != CleanNone {
-		for _, t := range j.Types(keeper.Type) {
-			n := j.replicas(t)
-			keep := n
-			for keep > 0 && s.Finished(t, keep-1) {
-				keep--
-			}
-			if t == keeper.Type {
-				keep = max(keep, keeper.Index+1)
-			}
-			if keep < n && !slices.Contains(s.Teardown, t) {
-				out = append(out, Target{Type: t, Replicas: keep})
-			}
+	at := j.at(s)
+	for _, t := range j.Types(keeper.Type) {
+		if slices.Contains(s.Teardown, t) {
+			continue
+		}
+		n := at.replicas(t)
+		keep := n
+		for j.CleanPodPolicy != CleanNone && keep > 0 && s.Finished(t, keep-1) {
+			keep--
+		}
+		if t == keeper.Type {
+			keep = max(keep, min(n, keeper.Index+1))
+		}
+		if _, resized := s.Layout[t]; keep < n || resized {
+			out = append(out, Target{Type: t, Replicas: keep})
 		}
 	}
 	for _, t := range s.Teardown {

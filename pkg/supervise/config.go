@@ -59,11 +59,12 @@ func (c *Config) Validate() error {
 		c.Job.Layout = &cluster.Layout{Job: c.Job.Name}
 	}
 	if roles := c.Job.Layout.Roles; len(roles) > 0 {
-		r, ok := c.Job.Layout.Role(c.Self.Type)
-		if !ok {
+		// The index is checked against the job's counts at run time: a
+		// resize may have added replicas the flags do not count.
+		if _, ok := c.Job.Layout.Role(c.Self.Type); !ok {
 			errs = append(errs, fmt.Errorf("replica type %q is not one of the job's roles (%s)", c.Self.Type, cluster.EncodeRoles(roles)))
-		} else if c.Self.Index < 0 || c.Self.Index >= r.Replicas {
-			errs = append(errs, fmt.Errorf("replica %s: index out of range (the job has %d)", c.Self, r.Replicas))
+		} else if c.Self.Index < 0 {
+			errs = append(errs, fmt.Errorf("replica %s: index out of range", c.Self))
 		}
 	} else {
 		c.Self.Index = 0

@@ -48,7 +48,8 @@ func (c change) urgent() bool { return c.started || c.ended || c.granted > 0 || 
 // of its own: backofflimit.go, success.go, cleanpod.go, evaluator.go,
 // deadline.go and replicacounts.go.
 //
-// An ended job's status changes only by what its end set going: the
+// The job's counts are its layout's as resized (Job.at). An ended job's
+// status changes only by what its end set going: the
 // evaluator given time, and the release of its replicas. A suspended one
 // changes only by `tfgen resume`. Otherwise, in order: the succeeded and
 // failed sets grow by every replica that succeeded or failed; the
@@ -59,6 +60,7 @@ func (c change) urgent() bool { return c.started || c.ended || c.granted > 0 || 
 // limit) and the first one past it fails the job; then success by the
 // success policy, a failed replica, or the active deadline ends the job.
 func (j *Job) derive(s *record.Status, obs []Observed, gone int32, now time.Time) (*record.Status, change) {
+	j = j.at(s)
 	n := s.DeepCopy()
 	var ch change
 	if n.Ended() {

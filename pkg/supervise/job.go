@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/cluster"
+	"github.com/tfgen/tfgen/pkg/record"
 )
 
 // CleanPodPolicy says which replicas are stopped when the job ends.
@@ -120,6 +121,17 @@ func (j *Job) Validate() error {
 		errs = append(errs, fmt.Errorf("evaluator grace %v: want 0 or more", j.EvaluatorGrace))
 	}
 	return errors.Join(errs...)
+}
+
+// at returns the job as status s has it: its layout's counts as resized
+// (record.Status.Layout), if they were.
+func (j *Job) at(s *record.Status) *Job {
+	if s == nil || len(s.Layout) == 0 {
+		return j
+	}
+	c := *j
+	c.Layout = j.Layout.Scaled(s.Layout)
+	return &c
 }
 
 // Roles returns the job's replica types with their counts: the layout's,

@@ -38,4 +38,8 @@ const (
 	// ReasonJobRestart: under restart scope Job, another replica failed
 	// and every replica's training process restarts.
 	ReasonJobRestart = "JobRestart"
+	// ReasonResized: the job was resized, and the replica's cluster
+	// environment changed: its training process restarts with the new
+	// one, counted nowhere.
+	ReasonResized = "Resized"
 )

@@ -36,6 +36,9 @@ func (r *replica) hold() (why string, final bool) {
 		return "the job ran past its active deadline", true
 	case r.job.IsTrue(record.JobSuspended):
 		return "the job is suspended", false
+	case self.Index >= r.cfg.Job.at(r.job).replicas(self.Type):
+		// Its pod outlives a resize down, or comes before one up.
+		return fmt.Sprintf("replica %s is not among the job's %d %s replicas", self, r.cfg.Job.at(r.job).replicas(self.Type), self.Type), false
 	}
 	return "", false
 }
@@ -82,13 +85,17 @@ func (r *replica) report(events ...Event) {
 	r.rep.Report(Report{Replica: r.rec, Events: events})
 }
 
-// running records that the training process runs, again after a restart.
-// A first start is reported at leisure (Spread): every replica starts at
-// once, and nothing waits for it; a restart is not (the keeper counts it).
-func (r *replica) running(restart bool) {
+// running records that the training process runs, again after a restart
+// or a resize. A first start, or one after a resize, is reported at
+// leisure (Spread): every replica starts at once, and nothing waits for
+// it; a restart is not (the keeper counts it).
+func (r *replica) running(restart, resized bool) {
 	own := r.rec.Reason != ReasonJobRestart // a restart after its own failure, not another's
 	r.rec.State, r.rec.Reason, r.rec.Message = record.StateRunning, "Started", ""
 	rep := Report{Spread: r.cfg.Job.spread()}
+	if resized {
+		r.rec.Reason = ReasonResized
+	}
 	if restart {
 		if own {
 			r.rec.Restarts++
@@ -131,6 +138,14 @@ func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 			Event{Type: "Warning", Reason: ReasonReplicaFailed, Action: "Fail", Note: note})
 	}
 	switch {
+	case stopped == ReasonResized:
+		// Counted nowhere: the replica runs on at once, with its new
+		// cluster environment (running reports it).
+		r.rec.Message = fmt.Sprintf("replica %s restarts with the job's new layout (resize %d)", self, r.job.LayoutGeneration)
+		if ex.Tail != "" {
+			r.rec.LogTail = record.Tail(ex.Tail)
+		}
+		return true
 	case stopped == ReasonJobRestart:
 		r.rec.State, r.rec.Reason, restart = record.StateRestarting, ReasonJobRestart, true
 		r.rec.Message = fmt.Sprintf("replica %s stopped to restart with the job (job restart %d)", self, r.job.RestartGeneration)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,6 +45,12 @@ type Supervisor struct {
 	// it is stopped, instead of returning: in a pod, whose container the
 	// kubelet would start again, and beside the job's keeper.
 	Linger bool
+	// ClusterEnv sets, at each start of the training process, the
+	// replica's cluster environment (TF_CONFIG, or MX_CONFIG and DMLC_*)
+	// from the job's layout as its status has it, over the command's own;
+	// a resize that changes it restarts the process in place. Without it
+	// the command's env is used as it is (tfgen run computes it).
+	ClusterEnv bool
 }
 
 // wrap is one run of a Supervisor.
@@ -62,6 +70,9 @@ type wrap struct {
 	started   time.Time // of the last run
 	done      bool      // the replica will not train again here
 	leaving   bool      // supervision is being stopped: return after the exit
+	layout    int32     // the layout generation the process started in
+	env       []string  // the cluster env it started with (ClusterEnv)
+	resized   bool      // stopped for a resize: to start again at once
 }
 
 // Run supervises cmd until this replica is done (or, with Linger, until
@@ -126,8 +137,20 @@ func (w *wrap) step() {
 	r := w.r
 	switch {
 	case w.proc != nil:
-		if why := r.stopFor(); why != "" && w.stopping == "" && !w.exitPending() {
+		why := r.stopFor()
+		if why == "" && w.layout < r.job.LayoutGeneration {
+			why = w.resize()
+		}
+		if why != "" && w.stopping == "" && !w.exitPending() {
 			w.terminate(why, syscall.SIGTERM)
+		}
+	case w.resized:
+		switch why, final := r.hold(); {
+		case why == "":
+			w.start(false)
+		case final:
+			w.resized, w.done = false, true
+			r.noRestart(ReasonJobEnded)
 		}
 	case w.waiting:
 		if why, final := r.hold(); why != "" {
@@ -156,11 +179,47 @@ func (w *wrap) step() {
 	}
 }
 
+// resize takes up a resize of the job (ReasonResized when the process
+// must restart with a new cluster env, else "").
+func (w *wrap) resize() string {
+	env, err := w.clusterEnv()
+	if err == nil && slices.Equal(env, w.env) {
+		w.layout = w.r.job.LayoutGeneration
+		w.Config.Logf("the job was resized; this replica's cluster environment is as it was: training goes on")
+		return ""
+	}
+	return ReasonResized
+}
+
+// clusterEnv is the replica's cluster environment as "NAME=value", by the
+// job's layout as its status has it (none without ClusterEnv).
+func (w *wrap) clusterEnv() ([]string, error) {
+	cfg := w.Config
+	if !w.ClusterEnv || len(cfg.Job.Layout.Roles) == 0 {
+		return nil, nil
+	}
+	vars, err := cfg.Job.at(w.r.job).Layout.Env(cfg.Self.Type, cfg.Self.Index, cfg.Job.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	env := make([]string, len(vars))
+	for i, v := range vars {
+		env[i] = v.Name + "=" + v.Value
+	}
+	return env, nil
+}
+
 // start starts the training process; a process that cannot be started
 // counts as one that exited at once (127 or 126).
 func (w *wrap) start(restart bool) {
 	w.started = w.clock.Now()
 	cmd := w.cmd
+	env, err := w.clusterEnv()
+	if err != nil {
+		w.Config.Logf("the cluster's environment: %v", err)
+	}
+	w.env, w.layout = env, w.r.job.LayoutGeneration
+	cmd.Env = withEnv(cmd.Env, env)
 	var streams []*os.File
 	if w.Output != nil {
 		if so, se, err := w.Output.Streams(); err != nil {
@@ -173,14 +232,36 @@ func (w *wrap) start(restart bool) {
 	for _, f := range streams {
 		f.Close()
 	}
+	resized := w.resized
+	w.resized = false
 	if err != nil {
 		w.Config.Logf("%v", err)
-		w.r.running(restart)
+		w.r.running(restart, resized)
 		w.after(w.r.exited(startFailure(err), ""))
 		return
 	}
 	w.proc = p
-	w.r.running(restart)
+	w.r.running(restart, resized)
+}
+
+// withEnv returns env with vars ("NAME=value") in place of those of the
+// same names.
+func withEnv(env, vars []string) []string {
+	if len(vars) == 0 {
+		return env
+	}
+	set := map[string]bool{}
+	for _, kv := range vars {
+		name, _, _ := strings.Cut(kv, "=")
+		set[name] = true
+	}
+	out := make([]string, 0, len(env)+len(vars))
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); !set[name] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, vars...)
 }
 
 // exitPending reports whether the training process has exited, its exit
@@ -219,6 +300,8 @@ func (w *wrap) onExit() bool {
 	case ReasonSuspended:
 	case ReasonJobRestart: // with every replica, at once
 		w.waiting, w.backedOff = true, true
+	case ReasonResized: // at once, counted nowhere
+		w.resized = true
 	default:
 		w.after(restart)
 	}
@@ -243,7 +326,7 @@ func (w *wrap) after(restart bool) {
 
 // stopLog says why the training process is stopped, by the reason.
 var stopLog = map[string]string{ReasonJobEnded: "the job has ended", ReasonSuspended: "the job is suspended", ReasonTerminated: "stopping",
-	ReasonJobRestart: "the job restarts"}
+	ReasonJobRestart: "the job restarts", ReasonResized: "the job was resized"}
 
 // terminate sends sig (SIGTERM, or the stop signal the supervisor got) to
 // the process group, and SIGKILL after the grace period; why is the reason

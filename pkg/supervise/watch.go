@@ -161,10 +161,10 @@ func (w *Watcher) follow(r *replica, st ContainerStatus) bool {
 	if st.Running && st.Terminated == nil {
 		switch r.rec.State {
 		case record.StateRestarting:
-			r.running(true)
+			r.running(true, false)
 		case record.StateRunning, record.StateStopped: // stopped: awaiting the teardown
 		default:
-			r.running(false)
+			r.running(false, false)
 		}
 	}
 	return false

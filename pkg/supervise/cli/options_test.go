@@ -64,7 +64,6 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{[]string{"--restart-policy", "Sometimes"}, "restart policy"},
 		{[]string{"--roles", "worker:2:2222", "--replica-type", "ps"}, "not one of the job's roles"},
-		{[]string{"--roles", "worker:2:2222"}, "index out of range"},
 		{[]string{"--restart-backoff", "5m,1s"}, "MAX"},
 		{[]string{"--retryable-exit-codes", "1,300"}, "0-255"},
 		{[]string{"--retryable-exit-codes", "143-130"}, "range"},
@@ -138,28 +137,6 @@ func TestTypeFromPod(t *testing.T) {
 		if got := typeFromPod("mnist", pod); got != want {
 			t.Errorf("typeFromPod(%q) = %q, want %q", pod, got, want)
 		}
-	}
-}
-
-func TestChildEnv(t *testing.T) {
-	t.Setenv("TF_CONFIG", "stale")
-	t.Setenv("KEEP", "1")
-	cfg := &supervise.Config{Self: supervise.Ref{Type: "worker", Index: 1}, Job: &supervise.Job{Namespace: "ns",
-		Layout: &cluster.Layout{Job: "j", Roles: []cluster.Role{{Type: "worker", Replicas: 2, Port: 2222}}}}}
-	env, err := childEnv(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tf []string
-	keep := false
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "TF_CONFIG=") {
-			tf = append(tf, kv)
-		}
-		keep = keep || kv == "KEEP=1"
-	}
-	if len(tf) != 1 || !strings.Contains(tf[0], `"task":{"type":"worker","index":1}`) || !keep {
-		t.Errorf("TF_CONFIG %v, KEEP kept %v", tf, keep)
 	}
 }
 

@@ -67,10 +67,6 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	if err != nil {
 		return err
 	}
-	env, err := childEnv(cfg)
-	if err != nil {
-		return err
-	}
 	var d *deps
 	if o.socket != "" {
 		d, err = relayed(ctx, cfg, o.socket, stderr)
@@ -84,13 +80,13 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	// In a pod the supervisor stays once its replica is done: the kubelet
 	// would only start it again, and it may host the job's keeper.
 	sup := &supervise.Supervisor{Config: cfg, Runner: proc.GatedRunner{Runner: proc.NewRunner(cfg.Logf), Ready: ready}, Status: d.status,
-		Reporter: d.reporter, Signals: sigs, Previous: d.previous, Linger: d.inPod}
+		Reporter: d.reporter, Signals: sigs, Previous: d.previous, Linger: d.inPod, ClusterEnv: true}
 	// The end of the output goes into the replica's record, where it
 	// outlives the pod. A terminal (tty: true) is left to the process.
 	if !term.IsTerminal(int(os.Stdout.Fd())) {
 		sup.Output = &capture.Output{Stdout: os.Stdout, Stderr: os.Stderr}
 	}
-	res := sup.Run(ctx, supervise.Command{Args: args, Env: env})
+	res := sup.Run(ctx, supervise.Command{Args: args, Env: os.Environ()})
 	stopKeeper()
 	if err := writeTermination(o.terminationLog, res); err != nil {
 		cfg.Logf("%v", err)

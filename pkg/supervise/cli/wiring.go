@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/kube"
@@ -158,34 +157,6 @@ func (d *deps) keep(ctx context.Context) (stop func()) {
 		cancel()
 		<-done
 	}
-}
-
-// childEnv is the supervisor's environment with the replica's TF_CONFIG
-// (or MX_CONFIG and DMLC_*) set; no roles, no additions.
-func childEnv(cfg *supervise.Config) ([]string, error) {
-	env := os.Environ()
-	layout := cfg.Job.Layout
-	if len(layout.Roles) == 0 {
-		return env, nil
-	}
-	vars, err := layout.Env(cfg.Self.Type, cfg.Self.Index, cfg.Job.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	set := map[string]bool{}
-	for _, v := range vars {
-		set[v.Name] = true
-	}
-	out := make([]string, 0, len(env)+len(vars))
-	for _, kv := range env {
-		if name, _, _ := strings.Cut(kv, "="); !set[name] {
-			out = append(out, kv)
-		}
-	}
-	for _, v := range vars {
-		out = append(out, v.Name+"="+v.Value)
-	}
-	return out, nil
 }
 
 // MaxTerminationMessage is what the kubelet keeps of a container's
