@@ -9,21 +9,24 @@ import (
 	"github.com/spf13/pflag"
 )
 
-const scaleLong = `Change the number of workers of a running or suspended job.
+const scaleLong = `Change the number of workers of a running job.
 
 A DRAGON job (spec.min-instances and spec.max-instances) is scaled within
-them; a count outside is refused. tfgen sets the worker StatefulSet's
-replicas and rewrites what the supervisors build the cluster spec from: the
-worker count in --roles of every StatefulSet's pod template (and, in sidecar
-mode, in the TF_CONFIG or MX_CONFIG rendered into the pod template), so
-every pod that starts from then on gets the new TF_CONFIG. The StatefulSet
-controller replaces the pods of a changed template one at a time. With
-enableDynamicWorker a worker's TF_CONFIG lists only itself and the
-parameter servers, as in Kubeflow, so new workers join without the others
-having to learn about them.
+them; a count outside is refused, and so is a job that is suspended or has
+ended. tfgen records the new layout in the job's status, from which the
+supervisors build TF_CONFIG at run time, and sets the worker StatefulSet's
+replicas; nothing else changes, so a GitOps tool sees only replicas differ.
+No running pod is recreated: new workers start with the new layout; a
+replica whose TF_CONFIG the resize changes (every one, under
+MultiWorkerMirroredStrategy) restarts its training process in place, once,
+counted against nothing; one whose TF_CONFIG stays (with
+enableDynamicWorker a worker's lists only itself and the parameter
+servers, as in Kubeflow) trains on. Sidecar-mode replicas, whose TF_CONFIG
+is rendered into their pod template, get the template rewritten, and the
+StatefulSet controller replaces their pods one at a time.
 
-The new count is kept in the record (annotation tfgen.io/replicas), so
-resume after suspend starts that many. A suspended job stays at zero.
+The job's keeper keeps the StatefulSet at the new count from then on, and
+resume after a suspend starts that many.
 
 Examples:
   tfgen scale job1 --workers 2
@@ -53,7 +56,7 @@ func newScaleCmd(s Streams) *cobra.Command {
 	o := &scaleOptions{}
 	cmd := &cobra.Command{
 		Use:   "scale JOB --workers N [flags]",
-		Short: "Change the number of workers of a job",
+		Short: "Change the number of workers of a running job",
 		Long:  scaleLong,
 		Args:  oneJob,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -71,10 +74,7 @@ func newScaleCmd(s Streams) *cobra.Command {
 			var b strings.Builder
 			fmt.Fprintf(&b, "job %s scaled: %s from %d to %d\n", j.Name, res.Type, res.From, res.To)
 			if len(res.Templates) > 0 {
-				fmt.Fprintf(&b, "pod templates updated (their pods restart with the new cluster spec): %s\n", strings.Join(res.Templates, ", "))
-			}
-			if res.Suspended {
-				fmt.Fprintf(&b, "the job is suspended: tfgen resume %s starts %d %ss\n", j.Name, res.To, res.Type)
+				fmt.Fprintf(&b, "sidecar-mode pod templates updated (their pods restart with the new cluster spec): %s\n", strings.Join(res.Templates, ", "))
 			}
 			_, err = fmt.Fprint(s.Out, b.String())
 			return err

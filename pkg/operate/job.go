@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"time"
@@ -19,8 +20,10 @@ import (
 // SpecKey is the record ConfigMap's data key that holds the rendered job.
 const SpecKey = "spec.json"
 
-// ReplicasAnnotation, on the record ConfigMap, holds the replica counts
-// `tfgen scale` set, as JSON ({"worker":3}); they override spec.json's.
+// ReplicasAnnotation, on the record ConfigMap of a job an earlier tfgen
+// scaled, holds the counts it set, as JSON ({"worker":3}); they override
+// spec.json's. tfgen now keeps them in the status (record.Status.Layout),
+// which wins.
 const ReplicasAnnotation = "tfgen.io/replicas"
 
 // Job is a job as its record ConfigMap holds it.
@@ -33,7 +36,7 @@ type Job struct {
 	Spec *job.Job
 	// Status is what the supervisors wrote (zero before any started).
 	Status *record.Status
-	// Scaled holds the counts `tfgen scale` set, by lowercase type.
+	// Scaled holds the counts a resize set, by lowercase type.
 	Scaled map[string]int32
 	// ResourceVersion of the record as read.
 	ResourceVersion string
@@ -179,6 +182,10 @@ func parseJob(cm *corev1.ConfigMap) (*Job, error) {
 			return nil, fmt.Errorf("job %s: configmap %s: annotation %s: %w", cm.Name, cm.Name, ReplicasAnnotation, err)
 		}
 	}
+	if len(s.Layout) > 0 && j.Scaled == nil {
+		j.Scaled = map[string]int32{}
+	}
+	maps.Copy(j.Scaled, s.Layout)
 	return j, nil
 }
 

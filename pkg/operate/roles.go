@@ -58,6 +58,18 @@ func parseSupervisor(command []string) (supervisorFlags, bool) {
 	return f, true
 }
 
+// rescaleSidecars rescales pod spec ps (rescale) if it runs in sidecar
+// mode, whose TF_CONFIG (or MX_CONFIG and DMLC_*) is in the template;
+// wrap mode's supervisors take the counts from the record at run time.
+func rescaleSidecars(ps *corev1.PodSpec, t string, n int32) (bool, error) {
+	for _, c := range ps.Containers {
+		if f, ok := parseSupervisor(c.Command); ok && f.mode == "watch" && f.container != "" {
+			return rescale(ps, t, n)
+		}
+	}
+	return false, nil
+}
+
 // rescale rewrites pod spec ps so that its pods run with n replicas of
 // type t: the --roles of its tfsupervisor (command line and
 // TFSUPERVISOR_ROLES), from which the supervisor builds TF_CONFIG, and in

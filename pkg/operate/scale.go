@@ -2,12 +2,12 @@ package operate
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/tfgen/tfgen/pkg/record"
 )
 
 // Scaled says what Scale did.
@@ -16,24 +16,28 @@ type Scaled struct {
 	Type string
 	// From and To are the counts before and after.
 	From, To int32
-	// Suspended: the job is suspended, so its StatefulSet stays at zero
-	// and resume starts To replicas.
-	Suspended bool
-	// Templates lists the StatefulSets whose pod template changed (their
-	// pods are replaced by the StatefulSet controller, one at a time, and
-	// start with the new cluster spec).
+	// Templates lists the StatefulSets whose pod template changed: those
+	// of sidecar-mode replicas, whose TF_CONFIG is rendered into the
+	// template, so the StatefulSet controller replaces their pods, one at
+	// a time. Wrap-mode replicas build TF_CONFIG from the record at run
+	// time: their pods stay.
 	Templates []string
 }
 
 // Scale sets the number of replicas of lowercase type t of job j to n:
-// within the job's minInstances and maxInstances (DRAGON's) for workers;
-// it rewrites what the supervisors build the cluster spec from (--roles
-// in every StatefulSet's pod template, and the env of sidecar-mode
-// containers), sets the StatefulSet's replicas unless the job is
-// suspended, and records n in the record's tfgen.io/replicas annotation.
+// within the job's minInstances and maxInstances (DRAGON's) for workers,
+// and only while the job runs (not suspended, not ended). It records the
+// new layout in the job's status (layout, layoutGeneration), from which
+// the supervisors build TF_CONFIG at run time and the keeper keeps the
+// StatefulSet's replicas, then sets the StatefulSet's replicas; the pod
+// templates stay as rendered, but for sidecar-mode replicas, whose
+// TF_CONFIG is in the template.
 func (c *Client) Scale(ctx context.Context, j *Job, t string, n int32) (*Scaled, error) {
 	if err := notEnded(j, "scale"); err != nil {
 		return nil, err
+	}
+	if j.Suspended() {
+		return nil, fmt.Errorf("job %s is suspended: resume it (tfgen resume %s) before resizing it", j.Name, j.Name)
 	}
 	if j.spec(t) == nil {
 		return nil, fmt.Errorf("job %s has no %s replicas to scale", j.Name, t)
@@ -41,7 +45,23 @@ func (c *Client) Scale(ctx context.Context, j *Job, t string, n int32) (*Scaled,
 	if err := j.checkRange(t, n); err != nil {
 		return nil, err
 	}
-	res := &Scaled{Type: t, From: j.Desired()[t], To: n, Suspended: j.Suspended()}
+	res := &Scaled{Type: t, From: j.Desired()[t], To: n}
+	if _, err := Store(c.Kube, j.Namespace, j.Name).Update(ctx, func(s *record.Status) error {
+		switch {
+		case s.Ended():
+			return endedError(j.Name, s, "scale")
+		case s.IsTrue(record.JobSuspended):
+			return fmt.Errorf("job %s is suspended: resume it (tfgen resume %s) before resizing it", j.Name, j.Name)
+		}
+		if s.Layout == nil {
+			s.Layout = map[string]int32{}
+		}
+		s.Layout[t] = n
+		s.LayoutGeneration++
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	sets, err := c.statefulSets(ctx, j.Namespace, j.Name)
 	if err != nil {
 		return nil, err
@@ -53,10 +73,10 @@ func (c *Client) Scale(ctx context.Context, j *Job, t string, n int32) (*Scaled,
 			if err != nil {
 				return err
 			}
-			if changed, err = rescale(&cur.Spec.Template.Spec, t, n); err != nil {
+			if changed, err = rescaleSidecars(&cur.Spec.Template.Spec, t, n); err != nil {
 				return err
 			}
-			own := cur.Labels[LabelReplicaType] == t && !res.Suspended && (cur.Spec.Replicas == nil || *cur.Spec.Replicas != n)
+			own := cur.Labels[LabelReplicaType] == t && (cur.Spec.Replicas == nil || *cur.Spec.Replicas != n)
 			if own {
 				cur.Spec.Replicas = &n
 			}
@@ -73,7 +93,7 @@ func (c *Client) Scale(ctx context.Context, j *Job, t string, n int32) (*Scaled,
 			res.Templates = append(res.Templates, s.Name)
 		}
 	}
-	return res, c.recordScale(ctx, j, t, n)
+	return res, nil
 }
 
 // checkRange refuses a worker count outside minInstances..maxInstances.
@@ -93,34 +113,4 @@ func (j *Job) checkRange(t string, n int32) error {
 	default:
 		return fmt.Errorf("job %s runs at most %d workers (its maxInstances), not %d", j.Name, *hi, n)
 	}
-}
-
-// recordScale stores n for type t in the record's tfgen.io/replicas
-// annotation, with the record's resourceVersion.
-func (c *Client) recordScale(ctx context.Context, j *Job, t string, n int32) error {
-	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		cm, err := c.Kube.CoreV1().ConfigMaps(j.Namespace).Get(ctx, j.Name, metav1.GetOptions{})
-		if err != nil {
-			return fmt.Errorf("record the new count of job %s: %w", j.Name, err)
-		}
-		scaled := map[string]int32{}
-		if raw := cm.Annotations[ReplicasAnnotation]; raw != "" {
-			if err := json.Unmarshal([]byte(raw), &scaled); err != nil {
-				return fmt.Errorf("job %s: annotation %s: %w", j.Name, ReplicasAnnotation, err)
-			}
-		}
-		scaled[t] = n
-		raw, err := json.Marshal(scaled)
-		if err != nil {
-			return err
-		}
-		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-			"resourceVersion": cm.ResourceVersion,
-			"annotations":     map[string]string{ReplicasAnnotation: string(raw)}}})
-		if err != nil {
-			return err
-		}
-		_, err = c.Kube.CoreV1().ConfigMaps(j.Namespace).Patch(ctx, j.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-		return err
-	})
 }
