@@ -34,6 +34,7 @@ large=""
 if [[ -x $BIN/kube-apiserver && -x $BIN/etcd ]]; then
 	results+=$'\n'$(TFGEN_BIN=$BIN bench ./test/supervisor 'ChiefExitToTeardown|RestartWithAPI|RestartRelayed' "$(( N < 10 ? N : 10 ))x")
 	results+=$'\n'$(TFGEN_BIN=$BIN TFGEN_RESTART_N=2,100 bench ./test/supervisor 'JobRestart' 3x)
+	results+=$'\n'$(TFGEN_BIN=$BIN TFGEN_RESIZE=${RESIZE:-100-200} bench ./test/operate 'Resize' 1x)
 	if [[ -z ${SKIP_LARGE:-} ]]; then
 		large=$(TFGEN_BIN=$BIN TFGEN_LARGE_N=${LARGE_N:-100,500,1000} bench ./test/supervisor 'LargeJob' 1x)
 	fi
@@ -65,6 +66,8 @@ row "  the same through wrap mode's capture (tee, tail kept)" "$(metric Output M
 row "chief exit -> other StatefulSets at 0 (loopback)" "$(metric ChiefExitToTeardown ms-teardown)" ms 500
 row "job restart: failing exit -> 2 workers running again" "$(metric JobRestart/N=2 ms-all-running-again)" ms -
 row "  the same, 100 workers (in place, no pod recreated)" "$(metric JobRestart/N=100 ms-all-running-again)" ms -
+row "resize ${RESIZE:-100-200} workers: all training with the new layout" "$(metric Resize s-resized)" s -
+row "  pods recreated by the resize (node agent)" "$(metric Resize pods-recreated)" "" 0
 
 # Large jobs (issue 12): N real supervisors as the pods of one job, on the
 # loopback API server. Every figure is over one run; the targets are the

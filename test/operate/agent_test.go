@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/tfgen/tfgen/pkg/operate"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/test/controlplane"
@@ -28,7 +31,7 @@ const shellImage = "tfgen.test/shell:1"
 
 // startAgent starts the node agent: tfsupervisor's image holds the
 // binary built for the tests, the shell image runs commands as given.
-func startAgent(t *testing.T, cp *controlplane.ControlPlane) *nodeagent.Agent {
+func startAgent(t testing.TB, cp *controlplane.ControlPlane) *nodeagent.Agent {
 	t.Helper()
 	return agent.Start(t, func() nodeagent.Config {
 		return nodeagent.Config{
@@ -40,6 +43,9 @@ func startAgent(t *testing.T, cp *controlplane.ControlPlane) *nodeagent.Agent {
 			},
 			Backoff:    200 * time.Millisecond,
 			MaxBackoff: 2 * time.Second,
+			// Room for BenchmarkResize's 200 pods.
+			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("128Gi"),
+				corev1.ResourcePods: resource.MustParse("500")},
 		}
 	})
 }
@@ -83,8 +89,10 @@ func TestNodeAgent(t *testing.T) {
 		t.Errorf("logs without a kubelet: exit status %d, stderr %q; want 1 and why", r.code, r.stderr)
 	}
 
-	// Scale: the StatefulSet controller replaces the pods of the changed
-	// templates, which start with the new TF_CONFIG.
+	// Scale: the new worker starts with the new layout, and the replicas
+	// that run restart their training in place with it (a dense
+	// TF_CONFIG names every worker): no pod is recreated.
+	uids := c.podUIDs("train")
 	c.must(c.tfgen(now, "scale", "train", "--workers", "3"), "scale")
 	c.poll("every replica with 3 workers in TF_CONFIG", func(context.Context) (bool, string, error) {
 		for _, pod := range []string{"train-ps-0", "train-worker-0", "train-worker-1", "train-worker-2"} {
@@ -95,6 +103,10 @@ func TestNodeAgent(t *testing.T) {
 		return true, "", nil
 	})
 	c.waitView("train", "4 replicas running", runningReplicas("ps-0", "worker-0", "worker-1", "worker-2"))
+	c.checkKept("train", uids, "train-ps-0", "train-worker-0", "train-worker-1")
+	if s := c.job("train").Status(); s.Restarts != 0 {
+		t.Errorf("%d restarts counted for a resize, want none", s.Restarts)
+	}
 
 	// Suspend stops every pod; resume starts them again, 3 workers.
 	c.must(c.tfgen(now, "suspend", "train"), "suspend")

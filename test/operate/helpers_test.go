@@ -42,7 +42,7 @@ const waitTimeout = 2 * time.Minute
 
 // cluster is a test's namespace in the shared control plane.
 type cluster struct {
-	t   *testing.T
+	t   testing.TB
 	cp  *controlplane.ControlPlane
 	cs  kubernetes.Interface
 	dyn dynamic.Interface
@@ -51,7 +51,7 @@ type cluster struct {
 
 // newCluster creates namespace ns (named by the test, so that it appears
 // in golden output), deleted when the test ends.
-func newCluster(t *testing.T, ns string) *cluster {
+func newCluster(t testing.TB, ns string) *cluster {
 	t.Helper()
 	cp := controlplane.Shared(t)
 	dyn, err := dynamic.NewForConfig(cp.RestConfig())
@@ -124,7 +124,7 @@ func (c *cluster) apply(example, name string, manual bool) {
 }
 
 // readExample returns examples/NAME.yaml.
-func readExample(t *testing.T, name string) string {
+func readExample(t testing.TB, name string) string {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "..", "examples", name+".yaml"))
 	if err != nil {
