@@ -69,6 +69,10 @@ const (
 	// AnnotationRestartScope: Replica (the default) or Job: a retryable
 	// failure of any replica restarts every replica's training process.
 	AnnotationRestartScope = "tfgen.io/restart-scope"
+	// AnnotationElastic: dragon resizes the job's workers at run time by
+	// DRAGON's strategy, within minInstances and maxInstances (on for a
+	// DRAGON job in wrap mode); none does not.
+	AnnotationElastic = "tfgen.io/elastic"
 )
 
 // Success policies.

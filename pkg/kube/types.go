@@ -13,6 +13,8 @@ type ObjectMeta struct {
 	ResourceVersion string            `json:"resourceVersion,omitempty"`
 	Labels          map[string]string `json:"labels,omitempty"`
 	Annotations     map[string]string `json:"annotations,omitempty"`
+	// CreationTimestamp is when the object was made (RFC 3339).
+	CreationTimestamp string `json:"creationTimestamp,omitempty"`
 	// DeletionTimestamp is set once the object is being deleted.
 	DeletionTimestamp string `json:"deletionTimestamp,omitempty"`
 }
@@ -76,8 +78,16 @@ func (c ConfigMap) MarshalJSON() ([]byte, error) {
 // containers' statuses. It is never written back whole.
 type Pod struct {
 	ObjectMeta `json:"metadata"`
+	// spec: where the pod was scheduled.
+	Spec PodSpec `json:"spec"`
 	// status, as the kubelet reports it.
 	Status PodStatus `json:"status"`
+}
+
+// PodSpec is the part of core/v1 PodSpec the supervisor reads.
+type PodSpec struct {
+	// nodeName the pod is bound to, once scheduled.
+	NodeName string `json:"nodeName,omitempty"`
 }
 
 // PodStatus is the part of core/v1 PodStatus the supervisor reads.
@@ -94,9 +104,10 @@ type PodStatus struct {
 
 // PodCondition is the part of a core/v1 PodCondition the supervisor reads.
 type PodCondition struct {
-	Type   string `json:"type"`
-	Status string `json:"status"`
-	Reason string `json:"reason,omitempty"`
+	Type               string `json:"type"`
+	Status             string `json:"status"`
+	Reason             string `json:"reason,omitempty"`
+	LastTransitionTime string `json:"lastTransitionTime,omitempty"`
 }
 
 // Disruption says why pod p is going away from outside, "" when it is

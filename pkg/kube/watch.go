@@ -99,12 +99,22 @@ const (
 // re-list (an expired watch, an error), then each change, until ctx is
 // done, when it closes the channel. Errors are passed to logf and retried.
 func (c *Client) WatchPodMetadata(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan PodEvent {
+	return c.watchPods(ctx, ns, labelSelector, acceptMetadataList, acceptMetadata, logf)
+}
+
+// WatchPods follows the pods of ns that match labelSelector, whole (Pod's
+// part of them), as WatchPodMetadata follows their metadata.
+func (c *Client) WatchPods(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan PodEvent {
+	return c.watchPods(ctx, ns, labelSelector, ContentJSON, ContentJSON, logf)
+}
+
+func (c *Client) watchPods(ctx context.Context, ns, labelSelector, acceptList, acceptWatch string, logf func(string, ...any)) <-chan PodEvent {
 	out := make(chan PodEvent, 64)
 	go func() {
 		defer close(out)
 		retrying(ctx, logf, "watch pods "+ns+" "+labelSelector, func() error {
 			q := url.Values{"labelSelector": {labelSelector}}
-			resp, err := c.requestAccept(ctx, http.MethodGet, corePath(ns, "pods"), q, acceptMetadataList)
+			resp, err := c.requestAccept(ctx, http.MethodGet, corePath(ns, "pods"), q, acceptList)
 			if err != nil {
 				return fmt.Errorf("list pods: %w", err)
 			}
@@ -120,7 +130,7 @@ func (c *Client) WatchPodMetadata(ctx context.Context, ns, labelSelector string,
 			if !send(ctx, out, PodEvent{Type: Synced, Pods: list.Items}) {
 				return ctx.Err()
 			}
-			return c.watchFrom(ctx, corePath(ns, "pods"), q, acceptMetadata, list.Metadata.ResourceVersion, func(typ string, raw json.RawMessage) error {
+			return c.watchFrom(ctx, corePath(ns, "pods"), q, acceptWatch, list.Metadata.ResourceVersion, func(typ string, raw json.RawMessage) error {
 				if typ != Added && typ != Modified && typ != Deleted {
 					return nil
 				}

@@ -83,6 +83,8 @@ type Status struct {
 	// process started under an earlier one, and whose TF_CONFIG the resize
 	// changed, restarts it in place with the new one.
 	LayoutGeneration int32 `json:"layoutGeneration,omitempty"`
+	// resizedAt is when the last resize was written.
+	ResizedAt *Time `json:"resizedAt,omitempty"`
 	// evaluatorDeadline, when the job succeeded while its evaluator ran,
 	// is when the evaluator is stopped if it has not finished by then;
 	// until it finishes or is stopped, its type is not in stop.

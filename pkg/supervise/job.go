@@ -92,6 +92,8 @@ type Job struct {
 	// TTLAfterFinished, when set, releases every replica that long after
 	// the job ended.
 	TTLAfterFinished *time.Duration
+	// Elastic, when set, resizes the job's workers by DRAGON's strategy.
+	Elastic *Elastic
 }
 
 // Validate checks the job's policy and fills the defaults.
@@ -119,6 +121,9 @@ func (j *Job) Validate() error {
 	}
 	if j.EvaluatorGrace < 0 {
 		errs = append(errs, fmt.Errorf("evaluator grace %v: want 0 or more", j.EvaluatorGrace))
+	}
+	if e := j.Elastic; e != nil && (e.Min < 1 || e.Max < e.Min) {
+		errs = append(errs, fmt.Errorf("elastic workers %d to %d: want 1 <= min <= max", e.Min, e.Max))
 	}
 	return errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package supervise
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -51,6 +52,9 @@ type Keeper struct {
 	// WriteInterval; zero is DefaultWriteInterval, a negative one writes
 	// every change at once.
 	WriteInterval time.Duration
+	// Neighbours is the elastic pods of the job's namespace, for an
+	// elastic job (Job.Elastic); nil for the others.
+	Neighbours Neighbourhood
 	// Logf logs a line.
 	Logf func(format string, args ...any)
 }
@@ -72,6 +76,14 @@ type keeping struct {
 	enf      *enforcer // nil without a Scaler
 	sent     []Target  // the targets last handed to enf
 	ownSaved bool      // the logs were saved before the own type's release
+	elastic  elasticKeeping
+}
+
+// elasticKeeping is the state of an elastic job's resizing.
+type elasticKeeping struct {
+	neighbours Neighbourhood    // nil: the job is not elastic
+	wake       <-chan time.Time // a decision asked for
+	wakeAt     time.Time
 }
 
 // Run keeps the job until ctx ends; then it derives the status once
@@ -95,6 +107,9 @@ func (k *Keeper) Run(ctx context.Context) {
 		}()
 		defer func() { stop(); <-enforced }()
 	}
+	if k.Job.Elastic != nil {
+		kp.elastic.neighbours = k.Neighbours
+	}
 	statuses := k.Store.Watch(ctx)
 	synced := false
 	for {
@@ -110,6 +125,9 @@ func (k *Keeper) Run(ctx context.Context) {
 			synced = true
 		case <-kp.wake:
 			kp.wake = nil
+		case <-kp.neighboursChanged():
+		case <-kp.elastic.wake:
+			kp.elastic.wake = nil
 		case <-kp.later:
 			kp.later = nil
 		case <-kp.logs.later:
@@ -134,6 +152,7 @@ func (k *Keeper) Run(ctx context.Context) {
 		if synced {
 			kp.sync(ctx, false)
 			kp.armWake()
+			kp.resize(ctx)
 			kp.logs.save(ctx, false)
 		}
 		kp.enforce(ctx)
@@ -226,6 +245,64 @@ func (kp *keeping) armWake() {
 		kp.armed = at
 		kp.wake = kp.clock.After(max(at.Sub(kp.clock.Now()), 0))
 	}
+}
+
+// neighboursChanged is the elastic pods' change notice (nil when the job
+// is not elastic).
+func (kp *keeping) neighboursChanged() <-chan struct{} {
+	if kp.elastic.neighbours == nil {
+		return nil
+	}
+	return kp.elastic.neighbours.Changed()
+}
+
+// resize resizes an elastic job's workers as elasticWorkers decides, by
+// writing the new layout into the status; the enforcer then sets the
+// StatefulSet, and the supervisors take it up.
+func (kp *keeping) resize(ctx context.Context) {
+	n := kp.elastic.neighbours
+	if n == nil {
+		return
+	}
+	now, pods, activity := kp.clock.Now(), n.Pods(), n.Activity()
+	to, why, wake := kp.Job.elasticWorkers(kp.status, pods, activity, now)
+	if !wake.Equal(kp.elastic.wakeAt) {
+		kp.elastic.wakeAt, kp.elastic.wake = wake, nil
+		if !wake.IsZero() {
+			kp.elastic.wake = kp.clock.After(max(wake.Sub(now), 0))
+		}
+	}
+	if why == "" {
+		return
+	}
+	from := kp.Job.at(kp.status).replicas("worker")
+	wctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	written, err := kp.Store.Update(wctx, func(s *record.Status) error {
+		m, why, _ := kp.Job.elasticWorkers(s, pods, activity, now)
+		if why == "" {
+			return record.ErrNoChange
+		}
+		if s.Layout == nil {
+			s.Layout = map[string]int32{}
+		}
+		s.Layout["worker"], to = m, m
+		s.LayoutGeneration++
+		at := record.NewTime(now)
+		s.ResizedAt = &at
+		return nil
+	})
+	if err != nil {
+		kp.Logf("resize the job's workers: %v; trying again", err)
+		if kp.elastic.wake == nil {
+			kp.elastic.wake = kp.clock.After(time.Second)
+		}
+		return
+	}
+	kp.status = written
+	note := fmt.Sprintf("workers %d -> %d: %s", from, to, why)
+	kp.Logf("elastic: %s", note)
+	kp.Reporter.Report(Report{Events: []Event{{Type: "Normal", Reason: ReasonElasticResize, Action: "Resize", Note: note}}})
 }
 
 // enforce hands the enforcer the targets of the status as known (a

@@ -19,6 +19,7 @@ const (
 	ReasonTTLExpired           = "TTLExpired"
 	ReasonEvaluatorStopped     = "EvaluatorStopped"
 	ReasonJobRestarting        = "JobRestarting"
+	ReasonElasticResize        = "ElasticResize"
 )
 
 // Reasons a replica's training process was stopped from outside (the

@@ -48,10 +48,9 @@ func successWorkers(j *job.Job) field.ErrorList {
 	return errs
 }
 
-// wrapped checks that every replica's training container has a command:
-// restart scope Job restarts training processes in place, which
-// tfsupervisor can do only in wrap mode.
-func wrapped(j *job.Job) field.ErrorList {
+// wrapped checks that every replica's training container has a command
+// (wrap mode), which what needs says needs.
+func wrapped(j *job.Job, needs string) field.ErrorList {
 	var errs field.ErrorList
 	for _, t := range j.ReplicaTypes() {
 		pod := &j.Replicas()[t].Template.Spec
@@ -64,7 +63,7 @@ func wrapped(j *job.Job) field.ErrorList {
 			i++
 		}
 		errs = append(errs, field.Required(j.ReplicaFieldPath(t, "template").Child("spec", "containers").Index(i).Child("command"),
-			"restart scope Job ("+job.AnnotationRestartScope+") restarts training processes in place, which tfsupervisor does only for a container with a command (wrap mode); give it one, or map its image with --image-entrypoints"))
+			needs+", which tfsupervisor does only for a container with a command (wrap mode); give it one, or map its image with --image-entrypoints"))
 	}
 	return errs
 }
@@ -83,10 +82,40 @@ func tfgenAnnotations(j *job.Job) field.ErrorList {
 		switch v {
 		case "Replica":
 		case "Job":
-			errs = append(errs, wrapped(j)...)
+			errs = append(errs, wrapped(j, "restart scope Job ("+job.AnnotationRestartScope+") restarts training processes in place")...)
 		default:
 			errs = append(errs, field.NotSupported(p.Key(job.AnnotationRestartScope), v, []string{"Job", "Replica"}))
 		}
 	}
+	if v, ok := j.Annotations[job.AnnotationElastic]; ok {
+		switch v {
+		case "none":
+		case "dragon":
+			errs = append(errs, elastic(j)...)
+		default:
+			errs = append(errs, field.NotSupported(p.Key(job.AnnotationElastic), v, []string{"dragon", "none"}))
+		}
+	}
 	return errs
+}
+
+// elastic checks what an elastic job needs: workers, and wrap mode (a
+// resize gives running replicas their new TF_CONFIG in place).
+func elastic(j *job.Job) field.ErrorList {
+	var errs field.ErrorList
+	if _, ok := j.Replicas()[job.Worker]; !ok {
+		errs = append(errs, field.Required(field.NewPath("metadata", "annotations").Key(job.AnnotationElastic), "an elastic job resizes its workers, and this one has none"))
+	}
+	return append(errs, wrapped(j, "an elastic job ("+job.AnnotationElastic+": dragon) gives running replicas a new TF_CONFIG in place")...)
+}
+
+// Elastic reports whether j resizes its workers at run time: its
+// annotation says dragon, or it is a DRAGON job (min-instances or
+// max-instances) in wrap mode without the annotation.
+func Elastic(j *job.Job) bool {
+	if v, ok := j.Annotations[job.AnnotationElastic]; ok {
+		return v == "dragon"
+	}
+	_, workers := j.Replicas()[job.Worker]
+	return (j.MinInstances != nil || j.MaxInstances != nil) && workers && len(wrapped(j, "")) == 0
 }

@@ -29,6 +29,7 @@ type options struct {
 	successWorkers, restartScope                      string
 	evaluatorGrace                                    time.Duration
 	ttlAfterFinished                                  string
+	elasticWorkers                                    string
 	terminationLog                                    string
 	socket                                            string
 }
@@ -55,6 +56,7 @@ func (o *options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.evaluatorGrace, "evaluator-grace", supervise.DefaultEvaluatorGrace, "time a running evaluator gets to finish once the job succeeded (0: stop it at once)")
 	fs.StringVar(&o.cleanPodPolicy, "clean-pod-policy", string(supervise.CleanRunning), "what stops when the job ends: All, Running or None")
 	fs.StringVar(&o.ttlAfterFinished, "ttl-after-finished", "", "stop every replica this long after the job ended (empty: never)")
+	fs.StringVar(&o.elasticWorkers, "elastic-workers", "", "MIN-MAX: the keeper resizes the job's workers within them by DRAGON's strategy (empty: never)")
 	fs.DurationVar(&o.gracePeriod, "grace-period", 30*time.Second, "SIGTERM to SIGKILL of the training process group")
 	fs.StringVar(&o.terminationLog, "termination-log", "/dev/termination-log", "where to write the termination message (empty: nowhere)")
 	fs.StringVar(&o.socket, "socket", "", "Unix socket of the supervisor's sidecar: run reports through it, watch serves it (wrap mode in a pod)")
@@ -181,6 +183,13 @@ func (o *options) Config(id identity) (*supervise.Config, error) {
 			add(fmt.Errorf("ttl after finished %q: want a duration such as 600s", o.ttlAfterFinished))
 		}
 		j.TTLAfterFinished = &d
+	}
+	if o.elasticWorkers != "" {
+		var lo, hi int32
+		if _, err := fmt.Sscanf(o.elasticWorkers, "%d-%d", &lo, &hi); err != nil || fmt.Sprintf("%d-%d", lo, hi) != o.elasticWorkers {
+			add(fmt.Errorf("elastic workers %q: want MIN-MAX, such as 1-4", o.elasticWorkers))
+		}
+		j.Elastic = &supervise.Elastic{Min: lo, Max: hi}
 	}
 	if len(errs) == 0 {
 		add(c.Validate())

@@ -84,6 +84,9 @@ func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Wr
 		logs := &record.Logs{Client: client, Namespace: job.Namespace, Name: record.LogsName(job.Name)}
 		d.keeper = &supervise.Keeper{Job: job, Store: store(), Reporter: events, Scaler: statefulSets{client, job.Namespace, job.Name},
 			Replicas: pods, Logs: logs, Logf: cfg.Logf}
+		if job.Elastic != nil {
+			d.keeper.Neighbours = podwatch.StartNeighbours(ctx, client, job.Namespace, cfg.Logf)
+		}
 	}
 	d.reporter = reporters
 	return d, nil
