@@ -2,8 +2,10 @@ package operate
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,12 +15,14 @@ import (
 )
 
 // resizeJob is a job of n workers on the node agent, each printing the
-// TF_CONFIG it got to DIR/POD.tfconfig and training until its pod stops.
+// TF_CONFIG it got to DIR/POD.tfconfig and training until its pod stops;
+// with dynamic workers (sparse TF_CONFIG) or not.
 const resizeJob = `apiVersion: kubeflow.org/v1
 kind: TFJob
 metadata:
   name: grow
 spec:
+  enableDynamicWorker: @SPARSE@
   tfReplicaSpecs:
     Worker:
       replicas: @N@
@@ -38,10 +42,17 @@ spec:
 // trains with the new layout (its last TF_CONFIG names to workers) and
 // how many of the pods that stayed were recreated.
 func resize(tb testing.TB, from, to int) (time.Duration, int) {
-	c := newCluster(tb, "op-resize")
+	took, recreated, _ := resizeJobOf(tb, from, to, false)
+	return took, recreated
+}
+
+// resizeJobOf is resize of a job with sparse TF_CONFIG or not; it also
+// returns the directory of the TF_CONFIG each pod's runs got.
+func resizeJobOf(tb testing.TB, from, to int, sparse bool) (time.Duration, int, string) {
+	c := newCluster(tb, "op-resize-"+map[bool]string{false: "dense", true: "sparse"}[sparse])
 	startAgent(tb, c.cp)
 	dir := tb.TempDir()
-	src := strings.NewReplacer("@N@", strconv.Itoa(from), "@DIR@", dir).Replace(resizeJob)
+	src := strings.NewReplacer("@N@", strconv.Itoa(from), "@DIR@", dir, "@SPARSE@", strconv.FormatBool(sparse)).Replace(resizeJob)
 	c.applyYAML([]byte(src), false)
 	pods := func(n int) []string {
 		out := make([]string, n)
@@ -52,9 +63,9 @@ func resize(tb testing.TB, from, to int) (time.Duration, int) {
 	}
 	wait := func(n int) {
 		harness.Poller{Interval: 100 * time.Millisecond, Timeout: 5 * time.Minute}.Poll(tb, fmt.Sprintf("%d workers training with %d in TF_CONFIG", n, n), func(context.Context) (bool, string, error) {
-			for _, pod := range pods(n) {
-				if got := lastWorkers(dir, pod); got != n {
-					return false, fmt.Sprintf("%s: %d workers", pod, got), nil
+			for i, pod := range pods(n) {
+				if got := lastTask(dir, pod); sparse && got != i || !sparse && lastWorkers(dir, pod) != n {
+					return false, fmt.Sprintf("%s: %d workers, task %d", pod, lastWorkers(dir, pod), got), nil
 				}
 			}
 			return true, "", nil
@@ -73,15 +84,43 @@ func resize(tb testing.TB, from, to int) (time.Duration, int) {
 			recreated++
 		}
 	}
-	return took, recreated
+	return took, recreated, dir
+}
+
+// lastTask returns the task index of pod's last TF_CONFIG, -1 if none.
+func lastTask(dir, pod string) int {
+	b, err := os.ReadFile(filepath.Join(dir, pod+".tfconfig"))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var cfg struct {
+		Task struct{ Index int } `json:"task"`
+	}
+	if err != nil || json.Unmarshal([]byte(lines[len(lines)-1]), &cfg) != nil {
+		return -1
+	}
+	return cfg.Task.Index
 }
 
 // TestResize grows a job of 3 workers to 5 on the node agent: every
-// worker trains with the new layout, and no pod is recreated.
+// worker trains with the new layout, and no pod is recreated. With a
+// dense TF_CONFIG the three restart their training in place with five
+// workers named; with dynamic workers each worker's TF_CONFIG names only
+// itself, so the three train on, untouched.
 func TestResize(t *testing.T) {
-	t.Parallel()
-	if _, recreated := resize(t, 3, 5); recreated != 0 {
-		t.Errorf("%d pods recreated by the resize, want none", recreated)
+	for _, sparse := range []bool{false, true} {
+		t.Run(map[bool]string{false: "dense", true: "sparse"}[sparse], func(t *testing.T) {
+			t.Parallel()
+			_, recreated, dir := resizeJobOf(t, 3, 5, sparse)
+			if recreated != 0 {
+				t.Errorf("%d pods recreated by the resize, want none", recreated)
+			}
+			wantRuns := map[bool]int{false: 2, true: 1}[sparse]
+			for i := range 3 {
+				pod := fmt.Sprintf("grow-worker-%d", i)
+				if b, _ := os.ReadFile(filepath.Join(dir, pod+".tfconfig")); strings.Count(string(b), "\n") != wantRuns {
+					t.Errorf("%s ran %d times (TF_CONFIG %q), want %d", pod, strings.Count(string(b), "\n"), b, wantRuns)
+				}
+			}
+		})
 	}
 }
 
