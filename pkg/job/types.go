@@ -69,7 +69,16 @@ const (
 	// AnnotationRestartScope: Replica (the default) or Job: a retryable
 	// failure of any replica restarts every replica's training process.
 	AnnotationRestartScope = "tfgen.io/restart-scope"
+	// AnnotationLocality: where the scheduler is asked to put the job's
+	// replicas (preferred pod affinity): node (workers toward a parameter
+	// server's node, every replica toward the job's other pods' node), zone
+	// (the same by zone) or none. Unset: node for a DRAGON job (one with
+	// minInstances or maxInstances), none for any other.
+	AnnotationLocality = "tfgen.io/locality"
 )
+
+// Localities are the values of AnnotationLocality.
+var Localities = []string{"node", "zone", "none"}
 
 // Success policies.
 const (
