@@ -127,6 +127,19 @@ func TestWaitGivesUp(t *testing.T) {
 	}
 }
 
+// fakePods is an API server holding pods, and a channel told each time a
+// watch of pods begins, so that a change made then comes through the
+// watch.
+func fakePods(pods ...k8sruntime.Object) (*fake.Clientset, <-chan struct{}) {
+	cs := fake.NewClientset(pods...)
+	watching := make(chan struct{}, 2)
+	cs.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		watching <- struct{}{}
+		return false, nil, nil
+	})
+	return cs, watching
+}
+
 // TestWaitRecordsAndPods: each pod's record satisfies the condition at
 // some moment; the pods go.
 func TestWaitRecordsAndPods(t *testing.T) {
@@ -135,12 +148,7 @@ func TestWaitRecordsAndPods(t *testing.T) {
 	}
 	running := pod("j-worker-0")
 	running.Annotations = record.Replica{State: record.StateRunning, Reason: "Started"}.Annotations()
-	cs := fake.NewClientset(running, pod("j-worker-1"))
-	watching := make(chan struct{}, 2)
-	cs.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
-		watching <- struct{}{}
-		return false, nil, nil
-	})
+	cs, watching := fakePods(running, pod("j-worker-1"))
 	f := &failing{TB: t}
 	j := &Job{T: f, Client: cs, Namespace: "ns", Name: "j", Timeout: time.Minute}
 	go func() {
@@ -185,12 +193,7 @@ func TestWaitNodes(t *testing.T) {
 	pending := pod("j-worker-1", "")
 	pending.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
 		Message: "0/2 nodes are available: 2 Insufficient cpu."}}
-	cs := fake.NewClientset(pod("j-ps-0", "node-a"), pending)
-	watching := make(chan struct{}, 2)
-	cs.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
-		watching <- struct{}{}
-		return false, nil, nil
-	})
+	cs, watching := fakePods(pod("j-ps-0", "node-a"), pending)
 	f := &failing{TB: t}
 	j := &Job{T: f, Client: cs, Namespace: "ns", Name: "j", Timeout: time.Minute}
 	go func() {

@@ -96,7 +96,7 @@ func TestLocality(t *testing.T) {
 // render renders dragonJob into namespace ns with tfgen render and flags.
 func render(t *testing.T, ns string, flags ...string) []harness.Object {
 	t.Helper()
-	out := bins.tfgen.Must(t, []byte(dragonJob), append([]string{"render", "-f", "-", "-n", ns}, flags...)...)
+	out := cli.Tfgen.Must(t, []byte(dragonJob), append([]string{"render", "-f", "-", "-n", ns}, flags...)...)
 	objs, ok, err := harness.DecodeObjects(out)
 	if err != nil || !ok {
 		t.Fatalf("tfgen render: %v\n%s", err, out)
@@ -111,7 +111,7 @@ func apply(t *testing.T, cp *controlplane.ControlPlane, objs []harness.Object) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bins.kubectl.Must(t, cp.Kubeconfig(), list, "apply", "-f", "-")
+	cli.Kubectl.Must(t, cp.Kubeconfig(), list, "apply", "-f", "-")
 }
 
 // empty deletes the job's StatefulSets and waits until its pods are gone,

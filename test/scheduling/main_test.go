@@ -3,18 +3,14 @@ package scheduling
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tfgen/tfgen/test/controlplane"
 	"github.com/tfgen/tfgen/test/harness"
 )
 
-// bins are the binaries the tests run.
-var bins struct {
-	tfgen   harness.Command
-	kubectl harness.Kubectl
-}
+// cli is tfgen, from $TFGEN_BIN (make e2e) or built here, and kubectl.
+var cli harness.CLI
 
 // scratch is the suite's temporary directory.
 var scratch string
@@ -22,13 +18,8 @@ var scratch string
 func TestMain(m *testing.M) {
 	os.Exit(harness.Suite("scheduling", func(dir string) int {
 		scratch = dir
-		tfgen, err := harness.Binary("tfgen", filepath.Join(dir, "bin"))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "scheduling:", err)
-			return 1
-		}
-		bins.tfgen = harness.Command{Path: tfgen}
-		if bins.kubectl, err = harness.FindKubectl(filepath.Join(dir, "kube-cache")); err != nil {
+		var err error
+		if cli, err = harness.FindCLI(dir); err != nil {
 			fmt.Fprintln(os.Stderr, "scheduling:", err)
 			return 1
 		}
