@@ -111,6 +111,9 @@ func (g *Generator) flags() []string {
 	if g.chance(0.05) {
 		f = append(f, "--exclude-evaluator")
 	}
+	if g.chance(0.15) {
+		f = append(f, "--locality", anyOf(g, "node", "zone", "none"))
+	}
 	return f
 }
 

@@ -89,6 +89,7 @@ func (g *Generator) podFields(spec map[string]any) {
 			map[string]any{"example.com/gpu": "true"})
 	})
 	set(0.1, "tolerations", func() any { return []any{g.toleration()} })
+	set(0.1, "affinity", func() any { return g.affinity() })
 	set(0.05, "hostNetwork", func() any { return true })
 	set(0.05, "dnsPolicy", func() any { return one(g, 0.5, "ClusterFirst", "Default", "None", "ClusterFirstWithHostNet", "bogus") })
 	set(0.05, "dnsConfig", func() any {
@@ -125,6 +126,26 @@ func (g *Generator) toleration() map[string]any {
 		map[string]any{"key": "k", "effect": "NoSchedule", "tolerationSeconds": 10},
 		map[string]any{"key": "k", "effect": "bogus"},
 		map[string]any{"key": "bad key!", "operator": "Exists"},
+	)
+}
+
+// affinity is a template's own affinity, which tfgen's locality terms
+// join. Valid ones only: tfgen passes a template's affinity on unchecked,
+// and the API server judges it.
+func (g *Generator) affinity() map[string]any {
+	term := func(key string) map[string]any {
+		return map[string]any{"topologyKey": key, "labelSelector": map[string]any{"matchLabels": map[string]any{"app": "cache"}}}
+	}
+	weighted := func(w int) []any {
+		return []any{map[string]any{"weight": w, "podAffinityTerm": term(anyOf(g, "kubernetes.io/hostname", "topology.kubernetes.io/zone"))}}
+	}
+	return anyOf(g,
+		map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{
+			"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{map[string]any{"key": "gpu", "operator": "Exists"}}}}}}},
+		map[string]any{"podAffinity": map[string]any{"preferredDuringSchedulingIgnoredDuringExecution": weighted(anyOf(g, 1, 50, 100))}},
+		map[string]any{"podAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": []any{term("kubernetes.io/hostname")}}},
+		map[string]any{"podAntiAffinity": map[string]any{"preferredDuringSchedulingIgnoredDuringExecution": weighted(10)}},
+		map[string]any{},
 	)
 }
 

@@ -99,6 +99,10 @@ func TestRenderFlags(t *testing.T) {
 			golden: "testdata/tfjob-sidecar-entrypoints.golden.yaml"},
 		{name: "namespace, domain, image, evaluator", args: render("tfjob-mnist", "-n", "team-a", "--cluster-domain", "cluster.local",
 			"--supervisor-image", "registry.example.com/tfsupervisor:v1", "--exclude-evaluator"), golden: "testdata/tfjob-mnist-settings.golden.yaml"},
+		{name: "locality zone for a job without it", args: render("tfjob-mnist", "--locality", "zone"), golden: "testdata/tfjob-mnist-locality-zone.golden.yaml"},
+		{name: "locality of the job's own, with the template's affinity", args: []string{"render", "-f", "testdata/locality/affinity.yaml", "--locality", "none"},
+			golden: "testdata/locality-affinity.golden.yaml"},
+		{name: "locality none for a DRAGON job", args: render("tfjob-dragon", "--locality", "none"), golden: "testdata/tfjob-dragon-locality-none.golden.yaml"},
 		{name: "json", args: render("tfjob-mnist", "--format", "json"), golden: "testdata/tfjob-mnist.golden.json"},
 		{name: "stdin", args: []string{"render", "-f", "-"}, stdin: "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: stdin}\nspec:\n  tfReplicaSpecs:\n    Worker:\n      template:\n        spec:\n          containers: [{name: tensorflow, image: tf:1, command: [python]}]\n",
 			golden: "testdata/stdin.golden.yaml"},
@@ -177,6 +181,7 @@ func TestFlagsValidated(t *testing.T) {
 		{"evaluator grace too long", render("--evaluator-grace", "3000000h"), `--evaluator-grace "3000000h": must be at most 2562047h (about 292 years`},
 		{"evaluator grace negative", render("--evaluator-grace", "-1m"), `--evaluator-grace "-1m": must be a duration of 0 or more`},
 		{"evaluator grace no duration", render("--evaluator-grace", "10"), `--evaluator-grace "10": must be a duration of 0 or more`},
+		{"unknown locality", render("--locality", "rack"), `--locality "rack": want node, zone, none`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr := run(t, cmdCase{args: tc.args, wantErr: true})

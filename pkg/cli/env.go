@@ -36,6 +36,7 @@ func (o *envOptions) AddFlags(fs *pflag.FlagSet) {
 	o.input.AddFlags(fs)
 	_ = fs.MarkHidden("evaluator-grace") // no supervision here
 	_ = fs.MarkHidden("restart-scope")
+	_ = fs.MarkHidden("locality") // no scheduling here
 	fs.StringVar(&o.Job, "job", "", "the job to use when the input holds several")
 	fs.StringVar(&o.Replica, "replica", "", "the replica, TYPE-INDEX: worker-0, ps-1, chief-0")
 	fs.StringVar(&o.ClusterDomain, "cluster-domain", "", "cluster domain appended to replica addresses, as for render")

@@ -25,6 +25,7 @@ type inputOptions struct {
 	GangScheduler    string
 	EvaluatorGrace   string
 	RestartScope     string
+	Locality         string
 }
 
 // AddFlags registers -f, -n, --strict and --image-entrypoints.
@@ -35,6 +36,7 @@ func (o *inputOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ImageEntrypoints, "image-entrypoints", "", "YAML file mapping image references to {entrypoint: [...], cmd: [...]}, so containers without a command are wrapped")
 	fs.StringVar(&o.GangScheduler, "gang-scheduler", "", "gang scheduling for jobs that choose none (Kubeflow's operator flag): "+strings.Join(gangSchedulers, ", "))
 	fs.StringVar(&o.RestartScope, "restart-scope", "", "for jobs without the annotation "+job.AnnotationRestartScope+": what a retryable failure restarts, Replica (default) or Job (every replica's training process, in place, counted once)")
+	fs.StringVar(&o.Locality, "locality", "", "for jobs without the annotation "+job.AnnotationLocality+": preferred pod affinity, "+strings.Join(job.Localities, ", ")+" (workers toward a parameter server's node or zone, every replica toward the job's other pods; default node for DRAGON jobs, with min/max-instances, none for the others)")
 	fs.StringVar(&o.EvaluatorGrace, "evaluator-grace", "", "for jobs without the annotation "+job.AnnotationEvaluatorGrace+": time a running evaluator gets to finish once the job succeeded (default 10m; 0 stops it at once)")
 }
 
@@ -56,6 +58,9 @@ func (o *inputOptions) Validate() error {
 	}
 	if o.RestartScope != "" && o.RestartScope != "Replica" && o.RestartScope != "Job" {
 		return fmt.Errorf("--restart-scope %q: want Replica or Job", o.RestartScope)
+	}
+	if o.Locality != "" && !slices.Contains(job.Localities, o.Locality) {
+		return fmt.Errorf("--locality %q: want %s", o.Locality, strings.Join(job.Localities, ", "))
 	}
 	if o.Namespace != "" {
 		if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {

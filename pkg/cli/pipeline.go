@@ -93,6 +93,7 @@ func (l *loader) decode(doc input.Document) (unit, bool) {
 	}
 	setAnnotation(j, job.AnnotationEvaluatorGrace, l.o.EvaluatorGrace)
 	setAnnotation(j, job.AnnotationRestartScope, l.o.RestartScope)
+	setAnnotation(j, job.AnnotationLocality, l.o.Locality)
 	if validate.Elastic(j) {
 		setAnnotation(j, job.AnnotationElastic, "dragon")
 	}

@@ -36,6 +36,11 @@ SIGINT or SIGTERM stops the render, with exit status 130 or 143: nothing
 is written, unless the output had begun to stream to stdout, where it
 stops part way.
 
+--locality node asks the scheduler (preferred pod affinity) to put workers
+on a parameter server's node and the job's replicas on one node; zone does
+the same by zone. It is the default for DRAGON jobs (min/max-instances),
+none for the others; the job's annotation tfgen.io/locality wins.
+
 -o DIR writes one file per object, a kustomization.yaml and .tfgen-output,
 tfgen's mark listing them; it replaces DIR only when DIR is empty or
 carries the mark and holds nothing else, so it never deletes a directory
@@ -44,7 +49,8 @@ written by hand.
 Examples:
   tfgen render -f examples/tfjob-mnist.yaml | kubectl apply -f -
   tfgen render -f jobs/ -n team-a -o rendered/
-  cat job.yaml | tfgen render -f - --format json --cloud gke`
+  cat job.yaml | tfgen render -f - --format json --cloud gke
+  tfgen render -f examples/tfjob-mnist.yaml --locality zone`
 
 // renderOptions are the flags of tfgen render.
 type renderOptions struct {

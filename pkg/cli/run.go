@@ -75,6 +75,7 @@ type runOptions struct {
 func (o *runOptions) AddFlags(fs *pflag.FlagSet) {
 	o.input.AddFlags(fs)
 	_ = fs.MarkHidden("gang-scheduler") // nothing to schedule here
+	_ = fs.MarkHidden("locality")
 	fs.StringVar(&o.Job, "job", "", "the job to run when the input holds several")
 	fs.StringSliceVar(&o.Replicas, "replicas", nil, "TYPE=N: run N replicas of TYPE instead of the job's count (worker=2); repeatable, comma-separated")
 	fs.DurationVar(&o.GracePeriod, "grace-period", 0, "SIGTERM to SIGKILL when replicas are stopped (default: each template's terminationGracePeriodSeconds, else 30s)")

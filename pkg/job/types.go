@@ -73,7 +73,16 @@ const (
 	// DRAGON's strategy, within minInstances and maxInstances (on for a
 	// DRAGON job in wrap mode); none does not.
 	AnnotationElastic = "tfgen.io/elastic"
+	// AnnotationLocality: where the scheduler is asked to put the job's
+	// replicas (preferred pod affinity): node (workers toward a parameter
+	// server's node, every replica toward the job's other pods' node), zone
+	// (the same by zone) or none. Unset: node for a DRAGON job (one with
+	// minInstances or maxInstances), none for any other.
+	AnnotationLocality = "tfgen.io/locality"
 )
+
+// Localities are the values of AnnotationLocality.
+var Localities = []string{"node", "zone", "none"}
 
 // Success policies.
 const (

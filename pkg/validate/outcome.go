@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,6 +96,9 @@ func tfgenAnnotations(j *job.Job) field.ErrorList {
 		default:
 			errs = append(errs, field.NotSupported(p.Key(job.AnnotationElastic), v, []string{"dragon", "none"}))
 		}
+	}
+	if v, ok := j.Annotations[job.AnnotationLocality]; ok && !slices.Contains(job.Localities, v) {
+		errs = append(errs, field.NotSupported(p.Key(job.AnnotationLocality), v, job.Localities))
 	}
 	return errs
 }

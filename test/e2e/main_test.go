@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -44,12 +43,8 @@ func runSuite(m *testing.M) int {
 // findBinaries takes tfgen from $TFGEN_BIN when it is there, else builds
 // it, and finds kubectl on PATH.
 func findBinaries() error {
-	tfgen, err := harness.Binary("tfgen", filepath.Join(scratch, "bin"))
-	if err != nil {
-		return err
-	}
-	bins.tfgen = harness.Command{Path: tfgen}
-	bins.kubectl, err = harness.FindKubectl(filepath.Join(scratch, "kube-cache"))
+	cli, err := harness.FindCLI(scratch)
+	bins.tfgen, bins.kubectl = cli.Tfgen, cli.Kubectl
 	return err
 }
 

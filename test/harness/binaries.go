@@ -42,3 +42,22 @@ func FindKubectl(cacheDir string) (Kubectl, error) {
 	}
 	return Kubectl{Path: path, CacheDir: cacheDir}, nil
 }
+
+// CLI is what a test drives a cluster with as a user would: tfgen and
+// kubectl.
+type CLI struct {
+	Tfgen   Command
+	Kubectl Kubectl
+}
+
+// FindCLI takes tfgen from $TFGEN_BIN when it is there, else builds it
+// into scratch/bin, and finds kubectl on PATH, its caches in
+// scratch/kube-cache.
+func FindCLI(scratch string) (CLI, error) {
+	tfgen, err := Binary("tfgen", filepath.Join(scratch, "bin"))
+	if err != nil {
+		return CLI{}, err
+	}
+	kubectl, err := FindKubectl(filepath.Join(scratch, "kube-cache"))
+	return CLI{Tfgen: Command{Path: tfgen}, Kubectl: kubectl}, err
+}

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -126,6 +127,19 @@ func TestWaitGivesUp(t *testing.T) {
 	}
 }
 
+// fakePods is an API server holding pods, and a channel told each time a
+// watch of pods begins, so that a change made then comes through the
+// watch.
+func fakePods(pods ...k8sruntime.Object) (*fake.Clientset, <-chan struct{}) {
+	cs := fake.NewClientset(pods...)
+	watching := make(chan struct{}, 2)
+	cs.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		watching <- struct{}{}
+		return false, nil, nil
+	})
+	return cs, watching
+}
+
 // TestWaitRecordsAndPods: each pod's record satisfies the condition at
 // some moment; the pods go.
 func TestWaitRecordsAndPods(t *testing.T) {
@@ -134,12 +148,7 @@ func TestWaitRecordsAndPods(t *testing.T) {
 	}
 	running := pod("j-worker-0")
 	running.Annotations = record.Replica{State: record.StateRunning, Reason: "Started"}.Annotations()
-	cs := fake.NewClientset(running, pod("j-worker-1"))
-	watching := make(chan struct{}, 2)
-	cs.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
-		watching <- struct{}{}
-		return false, nil, nil
-	})
+	cs, watching := fakePods(running, pod("j-worker-1"))
 	f := &failing{TB: t}
 	j := &Job{T: f, Client: cs, Namespace: "ns", Name: "j", Timeout: time.Minute}
 	go func() {
@@ -171,5 +180,41 @@ func TestWaitRecordsAndPods(t *testing.T) {
 	soon.T = f
 	if msg := f.run(func() { soon.WaitPods("j-worker-0") }); !strings.Contains(msg, "last seen: []") {
 		t.Errorf("waiting for a pod that is gone failed with %q, want the pods seen", msg)
+	}
+}
+
+// TestWaitNodes: the nodes the pods are bound to, once each is; a pod
+// left unbound is shown with the scheduler's reason.
+func TestWaitNodes(t *testing.T) {
+	pod := func(name, node string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: map[string]string{"training.kubeflow.org/job-name": "j"}},
+			Spec: corev1.PodSpec{NodeName: node}}
+	}
+	pending := pod("j-worker-1", "")
+	pending.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
+		Message: "0/2 nodes are available: 2 Insufficient cpu."}}
+	cs, watching := fakePods(pod("j-ps-0", "node-a"), pending)
+	f := &failing{TB: t}
+	j := &Job{T: f, Client: cs, Namespace: "ns", Name: "j", Timeout: time.Minute}
+	go func() {
+		<-watching
+		if _, err := cs.CoreV1().Pods("ns").Update(context.Background(), pod("j-worker-1", "node-b"), metav1.UpdateOptions{}); err != nil {
+			t.Error(err)
+		}
+	}()
+	var got map[string]string
+	if msg := f.run(func() { got = j.WaitNodes("j-ps-0", "j-worker-1") }); msg != "" {
+		t.Fatal(msg)
+	}
+	if want := map[string]string{"j-ps-0": "node-a", "j-worker-1": "node-b"}; !maps.Equal(got, want) {
+		t.Errorf("nodes %v, want %v", got, want)
+	}
+
+	cs = fake.NewClientset(pending)
+	f = &failing{TB: t}
+	j = &Job{T: f, Client: cs, Namespace: "ns", Name: "j", Timeout: 100 * time.Millisecond}
+	want := "waiting [j-worker-1: Unschedulable: 0/2 nodes are available: 2 Insufficient cpu. j-worker-2: no pod]"
+	if msg := f.run(func() { j.WaitNodes("j-worker-1", "j-worker-2") }); !strings.Contains(msg, want) {
+		t.Errorf("waiting for unbound pods failed with %q, want %q", msg, want)
 	}
 }

@@ -125,6 +125,41 @@ func (j *Job) WaitPods(names ...string) {
 	}, func() string { return fmt.Sprint(got) })
 }
 
+// WaitNodes waits until each of pods (of the job's) is bound to a node,
+// and returns each one's node (spec.nodeName).
+func (j *Job) WaitNodes(pods ...string) map[string]string {
+	j.T.Helper()
+	nodes := map[string]string{}
+	var waiting []string
+	waitUntil(j, fmt.Sprintf("pods %v on nodes", pods), j.pods(), func(all map[string]*corev1.Pod, _ []*corev1.Pod) bool {
+		clear(nodes)
+		waiting = waiting[:0]
+		for _, name := range pods {
+			switch p := all[name]; {
+			case p == nil:
+				waiting = append(waiting, name+": no pod")
+			case p.Spec.NodeName == "":
+				waiting = append(waiting, name+": "+unscheduled(p))
+			default:
+				nodes[name] = p.Spec.NodeName
+			}
+		}
+		return len(nodes) == len(pods)
+	}, func() string { return fmt.Sprintf("on nodes %v; waiting %v", nodes, waiting) })
+	return nodes
+}
+
+// unscheduled says why the scheduler has not bound pod, as its
+// PodScheduled condition does.
+func unscheduled(pod *corev1.Pod) string {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			return c.Reason + ": " + c.Message
+		}
+	}
+	return "not scheduled yet"
+}
+
 // WaitRecord waits until the replica's record on pod satisfies cond.
 func (j *Job) WaitRecord(pod string, cond func(record.Replica) bool) {
 	j.T.Helper()

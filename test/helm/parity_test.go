@@ -45,6 +45,9 @@ func parityCases(t *testing.T) []parityCase {
 		parityCase{"test/helm/testdata/tfjob-port.yaml", nil},
 		parityCase{"pkg/localrun/testdata/outcome.yaml", nil},
 		parityCase{"examples/local-demo.yaml", []string{"--restart-scope", "Job", "--evaluator-grace", "2m"}},
+		parityCase{"examples/tfjob-mnist.yaml", []string{"--locality", "zone"}},
+		parityCase{"examples/tfjob-dragon.yaml", []string{"--locality", "none"}},
+		parityCase{"testdata/locality/affinity.yaml", nil},
 	)
 	return cases
 }

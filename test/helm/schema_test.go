@@ -44,6 +44,8 @@ var badValues = []struct {
 		"- at '/runPolicy/cleanPodPolicy': value must be one of 'Running', 'All', 'None'"},
 	{"deadline of the wrong type", worker + "runPolicy: {activeDeadlineSeconds: 1h}\n",
 		"- at '/runPolicy/activeDeadlineSeconds': got string, want integer"},
+	{"unknown locality", worker + "annotations: {tfgen.io/locality: rack}\n",
+		"- at '/annotations/tfgen.io~1locality': value must be one of 'node', 'zone', 'none'"},
 	{"unknown gang scheduler", worker + "scheduler: {gang: yunikorn}\n",
 		"- at '/scheduler/gang': value must be one of '', 'volcano', 'scheduler-plugins', 'kueue', 'kubernetes'"},
 	{"bad Kubernetes version", worker + "tfgen: {kubeVersion: latest}\n",

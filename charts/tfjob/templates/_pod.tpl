@@ -55,6 +55,23 @@ user's fields with toJson, tfgen's as literals.
        POD_NAME and POD_NAMESPACE may hold anything. */}}
 {{- $podEnv := `{"name":"TFGEN_POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"TFGEN_POD_NAMESPACE","valueFrom":{"fieldRef":{"fieldPath":"metadata.namespace"}}}` }}
 {{- $own := `"resources":{"limits":{"memory":"64Mi"},"requests":{"cpu":"10m","memory":"32Mi"}},"securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65532,"seccompProfile":{"type":"RuntimeDefault"}}` }}
+{{- /* Locality: tfgen's preferred pod affinity terms, after the
+       template's own; the rest of the template's affinity stays as it is.
+       A worker (chief, master) is drawn to the job's parameter servers
+       (weight 100), every replica to the job's other pods (weight 1), so
+       that a parameter server's node outweighs one with more of the job. */}}
+{{- $affinity := "" }}
+{{- with $ctx.near.topologyKey }}
+{{- $terms := list }}
+{{- if and $ctx.near.ps (has $type $ctx.near.toPS) }}
+{{- $terms = append $terms (dict "weight" 100 "podAffinityTerm" (dict "topologyKey" . "labelSelector" (dict "matchLabels" (dict "training.kubeflow.org/job-name" $job.name "training.kubeflow.org/replica-type" $ctx.near.ps)))) }}
+{{- end }}
+{{- $terms = append $terms (dict "weight" 1 "podAffinityTerm" (dict "topologyKey" . "labelSelector" (dict "matchLabels" (dict "training.kubeflow.org/job-name" $job.name)))) }}
+{{- $user := get $ps "affinity" | default dict }}
+{{- $pa := get $user "podAffinity" | default dict }}
+{{- $pa = merge (dict "preferredDuringSchedulingIgnoredDuringExecution" (concat (get $pa "preferredDuringSchedulingIgnoredDuringExecution" | default list) $terms)) $pa }}
+{{- $affinity = merge (dict "podAffinity" $pa) $user | toJson }}
+{{- end }}
 {{- $acc := $ctx.accelerators }}
 {{- $userVols := get $ps "volumes" }}
 {{- $gpuVols := "" }}
@@ -162,6 +179,7 @@ user's fields with toJson, tfgen's as literals.
 {{- if and $ctx.schedulerName (not (get $ps "schedulerName")) }},"schedulerName":{{ toJson $ctx.schedulerName }}{{ end }}
 {{- if and $ctx.priorityClass (not (get $ps "priorityClassName")) }},"priorityClassName":{{ toJson $ctx.priorityClass }}{{ end }}
 {{- if and $ctx.schedulingGroup (not (get $ps "schedulingGroup")) }},"schedulingGroup":{"podGroupName":{{ toJson $ctx.schedulingGroup }}}{{ end }}
-{{- with omit $ps "containers" "initContainers" "volumes" "restartPolicy" (ternary "" "automountServiceAccountToken" (not (empty $userSA))) }},{{ toJson . | trimPrefix "{" | trimSuffix "}" }}{{ end -}}
+{{- with $affinity }},"affinity":{{ . }}{{ end }}
+{{- with omit $ps "containers" "initContainers" "volumes" "restartPolicy" (ternary "" "automountServiceAccountToken" (not (empty $userSA))) (ternary "affinity" "" (not (empty $affinity))) }},{{ toJson . | trimPrefix "{" | trimSuffix "}" }}{{ end -}}
 }}
 {{- end }}
