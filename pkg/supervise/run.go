@@ -215,10 +215,14 @@ func (w *wrap) start(restart bool) {
 	w.started = w.clock.Now()
 	cmd := w.cmd
 	env, err := w.clusterEnv()
-	if err != nil {
-		w.Config.Logf("the cluster's environment: %v", err)
-	}
 	w.env, w.layout = env, w.r.job.LayoutGeneration
+	if err != nil { // a layout the process cannot be given: it cannot run
+		w.Config.Logf("the cluster's environment: %v", err)
+		w.r.running(restart, w.resized)
+		w.resized = false
+		w.after(w.r.exited(Exit{Code: 126, Reason: "ClusterEnvError", Message: err.Error()}, ""))
+		return
+	}
 	cmd.Env = withEnv(cmd.Env, env)
 	var streams []*os.File
 	if w.Output != nil {

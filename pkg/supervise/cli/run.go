@@ -67,6 +67,9 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	if err != nil {
 		return err
 	}
+	if err := clusterEnvFits(cfg); err != nil {
+		return err
+	}
 	var d *deps
 	if o.socket != "" {
 		d, err = relayed(ctx, cfg, o.socket, stderr)

@@ -162,6 +162,21 @@ func (d *deps) keep(ctx context.Context) (stop func()) {
 	}
 }
 
+// clusterEnvFits checks, before anything runs, that the job's layout as
+// rendered gives this replica a cluster environment (TF_CONFIG, say) the
+// kernel takes; a replica past the rendered count (a resize made it) is
+// checked as the last. The supervisor builds it again at each start, from
+// the layout as the job's status then has it.
+func clusterEnvFits(cfg *supervise.Config) error {
+	l := cfg.Job.Layout
+	r, ok := l.Role(cfg.Self.Type)
+	if !ok {
+		return nil
+	}
+	_, err := l.Scaled(map[string]int32{r.Type: max(r.Replicas, cfg.Self.Index+1)}).Env(cfg.Self.Type, cfg.Self.Index, cfg.Job.Namespace)
+	return err
+}
+
 // MaxTerminationMessage is what the kubelet keeps of a container's
 // termination message.
 const MaxTerminationMessage = 4096

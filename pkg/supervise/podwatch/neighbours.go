@@ -125,4 +125,3 @@ func later(a, b time.Time) time.Time {
 	}
 	return a
 }
-
