@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 )
 
 // register creates the Node (or takes over one of the same name) and
@@ -24,7 +25,7 @@ func (a *Agent) register(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("nodeagent: register node %s: %w", a.cfg.Node, err)
 	}
-	n.Status = corev1.NodeStatus{
+	status := corev1.NodeStatus{
 		Capacity:    a.cfg.Capacity,
 		Allocatable: a.cfg.Capacity,
 		Phase:       corev1.NodeRunning,
@@ -33,7 +34,18 @@ func (a *Agent) register(ctx context.Context) error {
 		Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: NodeIP}, {Type: corev1.NodeHostName, Address: a.cfg.Node}},
 		NodeInfo:  corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: "amd64", KubeletVersion: "v0.0.0-nodeagent"},
 	}
-	if _, err := a.cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+	// The node lifecycle controller may write the new Node meanwhile.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n.Status = status
+		_, err := a.cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) {
+			if fresh, gerr := a.cs.CoreV1().Nodes().Get(ctx, a.cfg.Node, metav1.GetOptions{}); gerr == nil {
+				n = fresh
+			}
+		}
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("nodeagent: node %s status: %w", a.cfg.Node, err)
 	}
 	return a.renew(ctx)
