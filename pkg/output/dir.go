@@ -42,9 +42,19 @@ func width(n int) int {
 // fileName is the name of item i of a directory whose numbers have w digits.
 func fileName(i, w int, it Item) string { return numbered(i, w, suffix(it)) }
 
-// suffix is what follows the number in an item's file name.
+// maxName is the longest file name Linux file systems take (NAME_MAX).
+const maxName = 255
+
+// suffix is what follows the number in an item's file name. The numbers
+// keep names distinct, so a long kind or name is cut to keep the whole
+// name within maxName, with room for a number of 10 digits.
 func suffix(it Item) string {
-	return "-" + slug(it.Object.Kind()) + "-" + slug(it.Object.Name()) + ".yaml"
+	const room = maxName - 10 - len("--.yaml")
+	kind := slug(it.Object.Kind())
+	kind = kind[:min(len(kind), room/4)]
+	name := slug(it.Object.Name())
+	name = name[:min(len(name), room-len(kind))]
+	return "-" + kind + "-" + name + ".yaml"
 }
 
 func numbered(i, w int, suffix string) string { return fmt.Sprintf("%0*d%s", w, i, suffix) }

@@ -239,3 +239,27 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	}
 	return files
 }
+
+// TestFileNamesWithinNameMax writes objects whose kind and name are as
+// long as the API server allows, and longer: every file name fits in
+// NAME_MAX, so the write succeeds.
+func TestFileNamesWithinNameMax(t *testing.T) {
+	long := strings.Repeat("a", 253)
+	its := []Item{
+		{Object: manifest.Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": long}}},
+		{Object: manifest.Object{"apiVersion": "v1", "kind": strings.Repeat("K", 300), "metadata": map[string]any{"name": long + long}}},
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := WriteDir(dir, its); err != nil {
+		t.Fatal(err)
+	}
+	names, _, err := Files(its)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if len(n) > maxName {
+			t.Errorf("file name of %d bytes, want at most %d", len(n), maxName)
+		}
+	}
+}
