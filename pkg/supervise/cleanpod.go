@@ -14,6 +14,14 @@ import (
 // released; it covers a training process killed after its grace period.
 const settleTimeout = time.Minute
 
+// recordGrace bounds the wait, once the job has ended, for the first
+// record of a replica whose pod has none: one that started as the job
+// ended reports within a round trip through the API server (the keeper
+// learns its own replica's end at once, the others' starts later), and
+// its last words follow. A pod that never ran a supervisor (one left
+// pending) has nothing to say.
+const recordGrace = 5 * time.Second
+
 // StopTypes returns the replica types whose training stops when the job
 // has ended, by clean-pod policy: every type (All); the types with a
 // replica that has not finished (Running; a replica that never reported
@@ -80,8 +88,8 @@ func (j *Job) end(n *record.Status, now time.Time, ch *change) {
 // other type has gone and every replica has said how it ended, so that
 // the keeper is still there to keep their words. A replica that does not
 // say is waited for settleTimeout at most; one whose pod has no record
-// (it never trained) has nothing to say; an evaluator given time is
-// waited for.
+// is waited for recordGrace, then taken to have never trained, with
+// nothing to say; an evaluator given time is waited for.
 func (j *Job) release(n *record.Status, obs []Observed, now time.Time, ch *change) {
 	if len(j.Layout.Roles) == 0 {
 		return // a job of its own: no StatefulSet of tfgen's
@@ -157,15 +165,35 @@ func (s *saying) said(j *Job, t string) bool {
 		if s.n.Finished(t, i) {
 			continue
 		}
-		if o := s.obs[Ref{Type: t, Index: i}.String()]; !o.State.Active() {
+		o, ok := s.obs[Ref{Type: t, Index: i}.String()]
+		switch {
+		case !ok:
+			continue // no pod: nothing to say
+		case o.State == "":
+			// A pod with no record yet: its replica may have started as
+			// the job ended, its report still on the way.
+			if s.before(s.since.Add(recordGrace)) {
+				return false
+			}
+			continue
+		case !o.State.Active():
 			continue
 		}
-		if at := s.since.Add(settleTimeout); s.now.Before(at) {
-			if s.wake.IsZero() || at.Before(s.wake) {
-				s.wake = at
-			}
+		if s.before(s.since.Add(settleTimeout)) {
 			return false
 		}
+	}
+	return true
+}
+
+// before reports whether now is before at, and if so wakes the keeper
+// at at, or earlier.
+func (s *saying) before(at time.Time) bool {
+	if !s.now.Before(at) {
+		return false
+	}
+	if s.wake.IsZero() || at.Before(s.wake) {
+		s.wake = at
 	}
 	return true
 }

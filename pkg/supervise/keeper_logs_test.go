@@ -194,8 +194,9 @@ func (f feed) Changed() <-chan struct{} {
 func (f feed) Replicas() []supervise.Observed { return f }
 
 // TestKeeperOwnTeardownSkipsUntrained: a replica whose supervisor never
-// reported (its pod still pending) has nothing to say: the keeper's own
-// type goes as soon as the replicas that trained have said.
+// reported (its pod still pending) is given recordGrace to report, in
+// case it started as the job ended; then it is taken to have nothing to
+// say, and the keeper's own type goes.
 func TestKeeperOwnTeardownSkipsUntrained(t *testing.T) {
 	j := newJob(t, "ps:1:1,worker:2:1", func(c *supervise.Job) { c.CleanPodPolicy = supervise.CleanAll })
 	code := int32(1)
@@ -205,12 +206,30 @@ func TestKeeperOwnTeardownSkipsUntrained(t *testing.T) {
 		{Ref: supervise.Ref{Type: "worker", Index: 1}, Pod: "w1", Replica: record.Replica{State: record.StateFailed, LastExitCode: &code, LogTail: "boom\n"}},
 	}
 	s := make(steps, 16)
-	// Time stands still: only the replicas can end the keeper's wait.
+	clock := newClock(false)
 	k := j.keeper(-1)
-	k.Replicas, k.Scaler, k.Logs, k.Clock = obs, s, s, newClock(false)
+	k.Replicas, k.Scaler, k.Logs, k.Clock = obs, s, s, clock
 	runKeeper(t, k)
-	before := s.until(t, "scale worker to 0")
-	if !slices.Contains(before, "scale ps to 0") || !slices.Contains(before, "save worker-1=boom\n") {
-		t.Errorf("steps before the own type's release %q: want the PS released and worker-1's tail saved", before)
+	before := s.until(t, "scale ps to 0")
+	if !slices.Contains(before, "save worker-1=boom\n") {
+		t.Errorf("steps before the PS's release %q: want worker-1's tail saved", before)
 	}
+	// The keeper waits for the PS's record until recordGrace has passed.
+	for waiting := true; waiting; {
+		select {
+		case d := <-clock.created:
+			waiting = d != 5*time.Second
+		case step := <-s:
+			t.Fatalf("step %q before the keeper waited for the PS's record", step)
+		case <-time.After(time.Minute):
+			t.Fatal("the keeper did not wait for the PS's record")
+		}
+	}
+	select {
+	case step := <-s:
+		t.Fatalf("step %q while the PS may still report", step)
+	default:
+	}
+	clock.Advance(5 * time.Second)
+	s.until(t, "scale worker to 0")
 }
