@@ -96,6 +96,8 @@ func TestKeeperPodDeletedMidTeardown(t *testing.T) {
 			{kind: "PS", n: 1, policy: "Never", template: object{"terminationGracePeriodSeconds": 20}},
 		}}, nil)
 	r.waitReport("mid-ps-0")
+	// The PS trains when the job ends, in the record the keeper reads.
+	r.WaitRecord("mid-ps-0", func(rep record.Replica) bool { return rep.State == record.StateRunning })
 	r.open("gate-0")
 	s := r.WaitStatus("the parameter server released", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"ps"}) })
 	if !s.IsTrue(record.JobSucceeded) {
