@@ -8,7 +8,7 @@ COMMIT := $(or $(COMMIT),$(shell git rev-parse --short HEAD 2>/dev/null),unknown
 LDFLAGS := -s -w -X github.com/tfgen/tfgen/pkg/version.Version=$(VERSION) -X github.com/tfgen/tfgen/pkg/version.Commit=$(COMMIT)
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test unit e2e fuzz bench tools tf lint clean image image-test release chart
+.PHONY: all build test unit e2e fuzz bench bench-anchor tools tf lint clean image image-test release chart
 
 all: build
 
@@ -59,6 +59,9 @@ test: lint unit fuzz e2e image-test ## Everything CI runs.
 
 bench: build ## Performance table (DESIGN section 7).
 	@hack/bench.sh
+
+bench-anchor: build tools ## tfgen beside Kubeflow's training-operator v1.9.0 (built from the Go module proxy): N=100,500,1000 workers; not part of make test.
+	@hack/bench-anchor.sh
 
 IMAGE_DIR ?= $(CURDIR)/_output/image
 # The version and commit LDFLAGS was expanded with (once, at parse time), so

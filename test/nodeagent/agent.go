@@ -52,6 +52,10 @@ type Config struct {
 	Capacity corev1.ResourceList
 	// Logf, when set, logs what the agent does.
 	Logf func(format string, args ...any)
+	// MeasureUsage samples the pods' memory for Usage every UsageInterval;
+	// UsageName names the processes whose memory Usage also gives alone.
+	MeasureUsage bool
+	UsageName    string
 }
 
 // Agent is a running node agent.
@@ -65,6 +69,7 @@ type Agent struct {
 
 	mu      sync.Mutex
 	pods    map[types.UID]*podRun
+	usage   *usage
 	nextIP  int
 	stopped bool // no pod starts any more
 }
@@ -113,7 +118,7 @@ func Start(ctx context.Context, cfg Config) (*Agent, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	a := &Agent{cfg: cfg, pods: map[types.UID]*podRun{}}
+	a := &Agent{cfg: cfg, pods: map[types.UID]*podRun{}, usage: newUsage()}
 	if a.cfg.Dir == "" {
 		dir, err := os.MkdirTemp("", "nodeagent-")
 		if err != nil {
@@ -132,6 +137,10 @@ func Start(ctx context.Context, cfg Config) (*Agent, error) {
 	}
 	a.wg.Add(1)
 	go a.renewLease()
+	if cfg.MeasureUsage {
+		a.wg.Add(1)
+		go a.sampleUsage()
+	}
 
 	factory := informers.NewSharedInformerFactoryWithOptions(a.cs, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", cfg.Node).String()

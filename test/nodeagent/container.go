@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,10 +82,11 @@ func (r *podRun) runOnce(c *ctr) (*corev1.ContainerStateTerminated, waitReason) 
 	r.mu.Unlock()
 	r.changed()
 
+	sid := cmd.Process.Pid
+	r.a.usage.started(sid, r.pod.UID, !slices.Contains(r.initCtrs, c))
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	stopping, killNow := r.stopOf(c), r.killNow
-	sid := cmd.Process.Pid
 wait:
 	for {
 		select {
@@ -100,6 +102,8 @@ wait:
 	}
 	// What the main process leaves behind dies with the container.
 	killSession(sid)
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	r.a.usage.ended(sid, ru)
 
 	code := int32(cmd.ProcessState.ExitCode())
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

@@ -1,9 +1,13 @@
 package nodeagent
 
 import (
+	"encoding/json"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/util/retry"
 )
 
@@ -22,36 +26,54 @@ func (r *podRun) writeStatuses(done <-chan struct{}) {
 	}
 }
 
+// writeStatus writes the pod's status as the kubelet's status manager
+// does: it reads the pod, and patches the difference into its status
+// (strategic merge, with the pod's UID as a precondition), so a writer of
+// the pod's metadata does not make it conflict. A pod gone or replaced
+// under the same name is left alone.
 func (r *podRun) writeStatus() {
 	ctx := r.a.ctx
-	first := true
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+	pods := r.a.cs.CoreV1().Pods(r.pod.Namespace)
+	err := retry.OnError(retry.DefaultBackoff, func(err error) bool { return !apierrors.IsNotFound(err) && ctx.Err() == nil }, func() error {
 		r.mu.Lock()
-		if r.isGone {
-			r.mu.Unlock()
+		gone := r.isGone
+		r.mu.Unlock()
+		if gone {
 			return nil
 		}
-		p := r.latest.DeepCopy()
-		r.mu.Unlock()
-		if !first {
-			var err error
-			if p, err = r.a.cs.CoreV1().Pods(r.pod.Namespace).Get(ctx, r.pod.Name, metav1.GetOptions{}); err != nil {
-				return err
-			}
-			if p.UID != r.pod.UID {
-				return nil
-			}
+		p, err := pods.Get(ctx, r.pod.Name, metav1.GetOptions{})
+		if err != nil || p.UID != r.pod.UID {
+			return err
 		}
-		first = false
+		status := *p.Status.DeepCopy()
 		r.mu.Lock()
-		r.fillStatus(&p.Status)
+		r.fillStatus(&status)
 		r.mu.Unlock()
-		_, err := r.a.cs.CoreV1().Pods(r.pod.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		patch, err := statusPatch(p.UID, p.Status, status)
+		if err != nil || string(patch) == "{}" {
+			return err
+		}
+		_, err = pods.Patch(ctx, r.pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 		return err
 	})
 	if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
-		r.logf("update status: %v", err)
+		r.logf("patch status: %v", err)
 	}
+}
+
+// statusPatch is the kubelet's patch from old to new (its
+// statusutil.PatchPodStatus): a two-way strategic merge patch of the
+// status, with the UID the pod must still have.
+func statusPatch(uid types.UID, old, new corev1.PodStatus) ([]byte, error) {
+	oldData, err := json.Marshal(corev1.Pod{Status: old})
+	if err != nil {
+		return nil, err
+	}
+	newData, err := json.Marshal(corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uid}, Status: new})
+	if err != nil {
+		return nil, err
+	}
+	return strategicpatch.CreateTwoWayMergePatch(oldData, newData, corev1.Pod{})
 }
 
 // fillStatus sets s from the containers' states; r.mu is held.

@@ -192,8 +192,10 @@ func (a *API) event(e supervise.Event) {
 }
 
 // recordRetry delivers a replica's record until it lands: the job's
-// keeper decides from it. Each call gets 5 s.
-var recordRetry = kube.Retry{Initial: kube.DefaultRetry.Initial, Max: kube.DefaultRetry.Max, Timeout: 5 * time.Second}
+// keeper decides from it. Each call gets 30 s: a busy API server finishes a
+// PATCH it has begun, where a client that gives up sooner makes it do the
+// work again (5 s gave 200 timed-out PATCHes at 500 replicas).
+var recordRetry = kube.Retry{Initial: kube.DefaultRetry.Initial, Max: kube.DefaultRetry.Max, Timeout: 30 * time.Second}
 
 // eventRetry tries an Event 4 times: Events are for humans, and a lost
 // one changes nothing.

@@ -1,0 +1,448 @@
+package anchor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+	"sigs.k8s.io/yaml"
+
+	"github.com/tfgen/tfgen/pkg/cli"
+	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/test/controlplane"
+	"github.com/tfgen/tfgen/test/harness"
+	"github.com/tfgen/tfgen/test/nodeagent"
+)
+
+const (
+	namespace  = "anchor"
+	jobName    = "anchor"
+	shellImage = "tfgen.test/shell:1"
+)
+
+// job is the TFJob both systems run: n workers that each sleep 3 s.
+func job(n int) []byte {
+	return fmt.Appendf(nil, `apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  successPolicy: AllWorkers
+  runPolicy:
+    cleanPodPolicy: Running
+  tfReplicaSpecs:
+    Worker:
+      replicas: %d
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: %s
+            command: ["sleep", "3"]
+`, jobName, namespace, n, shellImage)
+}
+
+// system is a way to run the job: Kubeflow's operator or tfgen.
+type system interface {
+	// apply creates the job's objects.
+	apply(ctx context.Context, dyn dynamic.Interface) error
+	// succeeded waits for the job to succeed and says whether its status
+	// counts every worker.
+	succeeded(ctx context.Context, dyn dynamic.Interface, n int) (exact bool, err error)
+	// remove deletes the job as its user would.
+	remove(ctx context.Context, dyn dynamic.Interface) error
+}
+
+var tfjobs = schema.GroupVersionResource{Group: "kubeflow.org", Version: "v1", Resource: "tfjobs"}
+
+// kubeflow creates the TFJob for the operator.
+type kubeflow struct{ n int }
+
+func (k kubeflow) apply(ctx context.Context, dyn dynamic.Interface) error {
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(job(k.n), &u.Object); err != nil {
+		return err
+	}
+	_, err := dyn.Resource(tfjobs).Namespace(namespace).Create(ctx, u, metav1.CreateOptions{})
+	return err
+}
+
+func (k kubeflow) succeeded(ctx context.Context, dyn dynamic.Interface, n int) (bool, error) {
+	u, err := waitObject(ctx, dyn.Resource(tfjobs).Namespace(namespace), func(u *unstructured.Unstructured) (bool, error) {
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			c, _ := c.(map[string]any)
+			if c["status"] == "True" && c["type"] == "Succeeded" {
+				return true, nil
+			}
+			if c["status"] == "True" && c["type"] == "Failed" {
+				return false, fmt.Errorf("TFJob failed: %v", c["message"])
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return false, err
+	}
+	done, _, _ := unstructured.NestedInt64(u.Object, "status", "replicaStatuses", "Worker", "succeeded")
+	return done == int64(n), nil
+}
+
+func (k kubeflow) remove(ctx context.Context, dyn dynamic.Interface) error {
+	return dyn.Resource(tfjobs).Namespace(namespace).Delete(ctx, jobName, background)
+}
+
+var background = metav1.DeleteOptions{PropagationPolicy: new(metav1.DeletePropagationBackground)}
+
+// tfgen renders the same TFJob and creates what it renders.
+type tfgen struct{ objects []*unstructured.Unstructured }
+
+func newTfgen(n int) (*tfgen, error) {
+	var out, errOut bytes.Buffer
+	cmd := cli.NewRootCmd(cli.Streams{In: bytes.NewReader(job(n)), Out: &out, ErrOut: &errOut})
+	cmd.SetArgs([]string{"render", "-f", "-", "-n", namespace, "--format", "json"})
+	if err := cmd.Execute(); err != nil {
+		return nil, fmt.Errorf("render: %v\n%s", err, errOut.String())
+	}
+	var list struct{ Items []map[string]any }
+	if err := json.Unmarshal(out.Bytes(), &list); err != nil {
+		return nil, err
+	}
+	t := &tfgen{}
+	for _, item := range list.Items {
+		t.objects = append(t.objects, &unstructured.Unstructured{Object: item})
+	}
+	return t, nil
+}
+
+// resources are the kinds tfgen renders for the job.
+var resources = map[string]schema.GroupVersionResource{
+	"/ServiceAccount":                       {Version: "v1", Resource: "serviceaccounts"},
+	"/ConfigMap":                            {Version: "v1", Resource: "configmaps"},
+	"/Service":                              {Version: "v1", Resource: "services"},
+	"rbac.authorization.k8s.io/Role":        {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
+	"rbac.authorization.k8s.io/RoleBinding": {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
+	"apps/StatefulSet":                      {Group: "apps", Version: "v1", Resource: "statefulsets"},
+}
+
+func (t *tfgen) apply(ctx context.Context, dyn dynamic.Interface) error {
+	for _, u := range t.objects {
+		r, err := resourceOf(dyn, u)
+		if err != nil {
+			return err
+		}
+		if _, err := r.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+	}
+	return nil
+}
+
+func (t *tfgen) succeeded(ctx context.Context, dyn dynamic.Interface, n int) (bool, error) {
+	configMaps := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace(namespace)
+	var status *record.Status
+	_, err := waitObject(ctx, configMaps, func(u *unstructured.Unstructured) (bool, error) {
+		data, _, _ := unstructured.NestedStringMap(u.Object, "data")
+		s, err := record.Parse(data)
+		if err != nil {
+			return false, err
+		}
+		if s.IsTrue(record.JobFailed) {
+			return false, fmt.Errorf("job failed: %+v", s.Conditions)
+		}
+		status = s
+		return s.IsTrue(record.JobSucceeded), nil
+	})
+	if err != nil {
+		return false, err
+	}
+	w := status.ReplicaStatuses["Worker"]
+	return w != nil && w.Succeeded == int32(n), nil
+}
+
+func (t *tfgen) remove(ctx context.Context, dyn dynamic.Interface) error {
+	for _, u := range t.objects {
+		r, err := resourceOf(dyn, u)
+		if err != nil {
+			return err
+		}
+		if err := r.Delete(ctx, u.GetName(), background); err != nil {
+			return fmt.Errorf("delete %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+	}
+	return nil
+}
+
+func resourceOf(dyn dynamic.Interface, u *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	gvr, ok := resources[u.GroupVersionKind().Group+"/"+u.GetKind()]
+	if !ok {
+		return nil, fmt.Errorf("no resource for kind %s", u.GetKind())
+	}
+	return dyn.Resource(gvr).Namespace(namespace), nil
+}
+
+// waitObject watches the job's object (named jobName) until cond holds,
+// and returns it.
+func waitObject(ctx context.Context, r dynamic.ResourceInterface, cond func(*unstructured.Unstructured) (bool, error)) (*unstructured.Unstructured, error) {
+	sel := fields.OneTermEqualSelector("metadata.name", jobName).String()
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = sel
+			return r.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = sel
+			return r.Watch(ctx, o)
+		},
+	}
+	ev, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, nil, func(e watch.Event) (bool, error) {
+		u, ok := e.Object.(*unstructured.Unstructured)
+		if !ok || e.Type == watch.Deleted {
+			return false, nil
+		}
+		return cond(u)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ev.Object.(*unstructured.Unstructured), nil
+}
+
+// result is one run's figures.
+type result struct {
+	system                      string
+	n                           int
+	exact                       bool
+	succeeded, released, gone   time.Duration // from the apply; gone: after the delete
+	apiToSucceeded, apiLife     time.Duration // the API server's CPU
+	requests, writes            int
+	conflicts, throttled, fails int // 409s, 429s, 5xx
+	pods                        nodeagent.Usage
+	started                     time.Duration // the last pod's container started, from the apply
+	operatorCPU                 time.Duration
+}
+
+// line is the result for hack/bench-anchor.sh: "anchor" and name=value pairs.
+func (r result) line() string {
+	secs := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) }
+	mb := func(b int64) string {
+		if r.pods.Pods == 0 {
+			return "0"
+		}
+		return strconv.FormatFloat(float64(b)/float64(r.pods.Pods)/(1<<20), 'f', 1, 64)
+	}
+	return fmt.Sprintf("anchor system=%s n=%d succeeded=%s exact=%t released=%s gone=%s api_cpu_succeeded=%s api_cpu=%s "+
+		"requests=%d writes=%d 409=%d 429=%d 5xx=%d pods_cpu=%s rss_per_pod_mb=%s supervisors_per_pod_mb=%s started=%s operator_cpu=%s",
+		r.system, r.n, secs(r.succeeded), r.exact, secs(r.released), secs(r.gone), secs(r.apiToSucceeded), secs(r.apiLife),
+		r.requests, r.writes, r.conflicts, r.throttled, r.fails, secs(r.pods.CPU), mb(r.pods.RSS), mb(r.pods.Named),
+		secs(r.started), secs(r.operatorCPU))
+}
+
+func BenchmarkAnchor(b *testing.B) {
+	sizes, err := ints(env("TFGEN_ANCHOR_N", "100,500,1000"))
+	if err != nil {
+		b.Fatalf("TFGEN_ANCHOR_N: %v", err)
+	}
+	scratch := b.TempDir()
+	supervisor, err := harness.Binary("tfsupervisor", filepath.Join(scratch, "bin"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	kubectl, err := harness.FindKubectl(filepath.Join(scratch, "kube-cache"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range sizes {
+		for _, sys := range strings.Split(env("TFGEN_ANCHOR_SYSTEMS", "kubeflow,tfgen"), ",") {
+			b.Run(fmt.Sprintf("%s/N=%d", sys, n), func(b *testing.B) {
+				for range b.N {
+					r := run(b, sys, n, runEnv{supervisor: supervisor, kubectl: kubectl, scratch: b.TempDir()})
+					fmt.Println(r.line())
+				}
+			})
+		}
+	}
+}
+
+type runEnv struct {
+	supervisor string
+	kubectl    harness.Kubectl
+	scratch    string
+}
+
+// run runs the job once through sys on a fresh control plane and node.
+func run(b *testing.B, sys string, n int, e runEnv) result {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	cp, err := controlplane.Start(ctx, controlplane.Options{ControllerManager: true, Scheduler: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cp.Stop()
+	agent, err := nodeagent.Start(ctx, nodeagent.Config{
+		RestConfig: cp.RestConfig(),
+		Dir:        filepath.Join(e.scratch, "node"),
+		Images: map[string]nodeagent.Image{
+			"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": e.supervisor}},
+			shellImage:                   {},
+		},
+		Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1000"), corev1.ResourceMemory: resource.MustParse("1Ti"),
+			corev1.ResourcePods: *resource.NewQuantity(int64(n+50), resource.DecimalSI)},
+		MeasureUsage: true,
+		UsageName:    "tfsupervisor",
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer agent.Stop()
+
+	var s system
+	var op *operator
+	switch sys {
+	case "kubeflow":
+		dir := os.Getenv("TFGEN_KUBEFLOW_OPERATOR")
+		if dir == "" {
+			b.Fatal("TFGEN_KUBEFLOW_OPERATOR: the directory hack/anchor/operator.sh built the operator into")
+		}
+		if op, err = startOperator(ctx, cp, e.kubectl, dir, e.scratch); err != nil {
+			b.Fatal(err)
+		}
+		defer op.stop()
+		s = kubeflow{n: n}
+	case "tfgen":
+		if s, err = newTfgen(n); err != nil {
+			b.Fatal(err)
+		}
+	default:
+		b.Fatalf("TFGEN_ANCHOR_SYSTEMS: unknown system %q (kubeflow, tfgen)", sys)
+	}
+
+	cs := cp.Client()
+	dyn, err := dynamic.NewForConfig(cp.RestConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	pods, err := watchPods(ctx, cs, namespace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	before, err := scrapeRequests(ctx, cs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu0 := cp.CPUTime("kube-apiserver")
+	profile := startProfile(ctx, b, cp, sys, n)
+
+	r := result{system: sys, n: n}
+	start := time.Now()
+	if err := s.apply(ctx, dyn); err != nil {
+		b.Fatal(err)
+	}
+	if r.exact, err = s.succeeded(ctx, dyn, n); err != nil {
+		b.Fatalf("%s, %d workers: %v\n%s", sys, n, err, cp.Logs(20))
+	}
+	r.succeeded, r.apiToSucceeded = time.Since(start), cp.CPUTime("kube-apiserver")-cpu0
+	if err := pods.wait(ctx, func() bool { return pods.holding() == 0 }); err != nil {
+		b.Fatalf("%s: pods still hold their resources: %d (%v)", sys, pods.holding(), err)
+	}
+	r.released = time.Since(start)
+	deleted := time.Now()
+	if err := s.remove(ctx, dyn); err != nil {
+		b.Fatal(err)
+	}
+	if err := pods.wait(ctx, func() bool { return pods.left() == 0 }); err != nil {
+		b.Fatalf("%s: pods left after the delete: %d (%v)", sys, pods.left(), err)
+	}
+	r.gone = time.Since(deleted)
+	r.apiLife = cp.CPUTime("kube-apiserver") - cpu0
+	after, err := scrapeRequests(ctx, cs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := after.since(before)
+	r.requests, r.writes = d.count(all), d.count(isWrite)
+	r.conflicts, r.throttled, r.fails = d.count(code("409")), d.count(code("429")), d.count(is5xx)
+	fmt.Fprintf(os.Stderr, "%s, %d workers: the most frequent requests\n%s", sys, n, d.top(15))
+	r.pods = agent.Usage()
+	if !r.pods.LastStart.IsZero() {
+		r.started = r.pods.LastStart.Sub(start)
+	}
+	if op != nil {
+		r.operatorCPU = op.stop()
+	}
+	profile()
+	return r
+}
+
+// startProfile takes a CPU profile of the API server from now, for
+// TFGEN_ANCHOR_PROFILE_SECONDS (default 30), into TFGEN_ANCHOR_PROFILE
+// when that is set; the returned function waits for it.
+func startProfile(ctx context.Context, b *testing.B, cp *controlplane.ControlPlane, sys string, n int) func() {
+	dir := os.Getenv("TFGEN_ANCHOR_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	secs := env("TFGEN_ANCHOR_PROFILE_SECONDS", "30")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		body, err := cp.Client().Discovery().RESTClient().Get().AbsPath("/debug/pprof/profile").Param("seconds", secs).Stream(ctx)
+		if err != nil {
+			b.Logf("profile: %v", err)
+			return
+		}
+		defer body.Close()
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("apiserver-%s-%d.pprof", sys, n)))
+		if err == nil {
+			_, err = io.Copy(f, body)
+			f.Close()
+		}
+		if err != nil {
+			b.Logf("profile: %v", err)
+		}
+	}()
+	return func() { <-done }
+}
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

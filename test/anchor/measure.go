@@ -1,0 +1,188 @@
+package anchor
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// requests are the API server's request counts (apiserver_request_total)
+// by verb, resource (with its subresource) and code.
+type requests map[requestKey]float64
+
+type requestKey struct{ verb, resource, code string }
+
+// scrapeRequests reads the API server's request counters.
+func scrapeRequests(ctx context.Context, cs kubernetes.Interface) (requests, error) {
+	body, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return parseRequests(body)
+}
+
+// parseRequests reads apiserver_request_total from Prometheus' text format.
+func parseRequests(r io.Reader) (requests, error) {
+	out := requests{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "apiserver_request_total{")
+		if !ok {
+			continue
+		}
+		labels, value, ok := strings.Cut(line, "} ")
+		if !ok {
+			return nil, fmt.Errorf("apiserver_request_total: no value in %q", sc.Text())
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			return nil, fmt.Errorf("apiserver_request_total: %w", err)
+		}
+		l := parseLabels(labels)
+		resource := l["resource"]
+		if sub := l["subresource"]; sub != "" {
+			resource += "/" + sub
+		}
+		out[requestKey{l["verb"], resource, l["code"]}] += n
+	}
+	return out, sc.Err()
+}
+
+// parseLabels reads name="value",... (values without escaped quotes).
+func parseLabels(s string) map[string]string {
+	l := map[string]string{}
+	for s != "" {
+		name, rest, ok := strings.Cut(s, `="`)
+		if !ok {
+			break
+		}
+		value, rest, _ := strings.Cut(rest, `"`)
+		l[name] = value
+		s = strings.TrimPrefix(rest, ",")
+	}
+	return l
+}
+
+// since returns the counts made after earlier.
+func (r requests) since(earlier requests) requests {
+	out := requests{}
+	for k, n := range r {
+		if d := n - earlier[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// count sums the requests that match.
+func (r requests) count(match func(requestKey) bool) int {
+	n := 0.0
+	for k, v := range r {
+		if match(k) {
+			n += v
+		}
+	}
+	return int(n)
+}
+
+func all(requestKey) bool { return true }
+
+// isWrite says whether a request changes state.
+func isWrite(k requestKey) bool {
+	switch k.verb {
+	case "POST", "PUT", "PATCH", "DELETE", "DELETECOLLECTION", "APPLY":
+		return true
+	}
+	return false
+}
+
+func code(c string) func(requestKey) bool { return func(k requestKey) bool { return k.code == c } }
+
+func is5xx(k requestKey) bool { return strings.HasPrefix(k.code, "5") }
+
+// top lists the n largest counts, by verb and resource and code.
+func (r requests) top(n int) string {
+	keys := make([]requestKey, 0, len(r))
+	for k := range r {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return r[keys[i]] > r[keys[j]] })
+	var b strings.Builder
+	for _, k := range keys[:min(n, len(keys))] {
+		fmt.Fprintf(&b, "  %6.0f %s %s %s\n", r[k], k.verb, k.resource, k.code)
+	}
+	return b.String()
+}
+
+// pods follows a namespace's pods and says, at every change, whether a
+// condition holds.
+type pods struct {
+	store   cache.Store
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced at every change
+}
+
+func watchPods(ctx context.Context, cs kubernetes.Interface, ns string) (*pods, error) {
+	p := &pods{changed: make(chan struct{})}
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
+	inf := factory.Core().V1().Pods().Informer()
+	notify := func(any) {
+		p.mu.Lock()
+		close(p.changed)
+		p.changed = make(chan struct{})
+		p.mu.Unlock()
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: notify, UpdateFunc: func(_, o any) { notify(o) }, DeleteFunc: notify}); err != nil {
+		return nil, err
+	}
+	factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		return nil, fmt.Errorf("pod informer of %s did not sync", ns)
+	}
+	p.store = inf.GetStore()
+	return p, nil
+}
+
+// holding counts the pods that may still hold what they reserve: those
+// not Succeeded or Failed.
+func (p *pods) holding() int {
+	n := 0
+	for _, o := range p.store.List() {
+		if ph := o.(*corev1.Pod).Status.Phase; ph != corev1.PodSucceeded && ph != corev1.PodFailed {
+			n++
+		}
+	}
+	return n
+}
+
+// left counts the pods that exist.
+func (p *pods) left() int { return len(p.store.ListKeys()) }
+
+// wait returns once cond holds, or ctx's error.
+func (p *pods) wait(ctx context.Context, cond func() bool) error {
+	for {
+		p.mu.Lock()
+		changed := p.changed
+		p.mu.Unlock()
+		if cond() {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

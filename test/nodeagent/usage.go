@@ -1,0 +1,142 @@
+package nodeagent
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Usage is what the pods' processes used, over every pod the agent ran.
+type Usage struct {
+	// Pods is how many pods ran a process.
+	Pods int
+	// CPU is the user and system time of the containers' processes (each
+	// main process and the children it waited for, from wait4).
+	CPU time.Duration
+	// RSS is the sum over pods of each pod's peak resident set (its
+	// processes' together, sampled every UsageInterval), in bytes; Named
+	// the same for the processes called Config.UsageName alone.
+	RSS, Named int64
+	// LastStart is when the last container that is not an init container
+	// started.
+	LastStart time.Time
+}
+
+// UsageInterval is how often Config.MeasureUsage samples the pods' memory.
+// The pods' resident sets are sampled because ru_maxrss cannot say it: a
+// child forked by vfork reports the agent's own peak.
+const UsageInterval = time.Second
+
+// usage keeps the figures of Usage as pods run.
+type usage struct {
+	mu        sync.Mutex
+	sessions  map[int]types.UID // a running container's session → its pod
+	peak      map[types.UID]int64
+	peakNamed map[types.UID]int64
+	cpu       time.Duration
+	lastStart time.Time
+}
+
+func newUsage() *usage {
+	return &usage{sessions: map[int]types.UID{}, peak: map[types.UID]int64{}, peakNamed: map[types.UID]int64{}}
+}
+
+// started notes a container's session; main says it is not an init container.
+func (u *usage) started(sid int, pod types.UID, main bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.sessions[sid] = pod
+	if _, ok := u.peak[pod]; !ok {
+		u.peak[pod] = 0
+	}
+	if now := time.Now(); main && now.After(u.lastStart) {
+		u.lastStart = now
+	}
+}
+
+// ended notes a container's end and adds what its processes used.
+func (u *usage) ended(sid int, ru *syscall.Rusage) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	delete(u.sessions, sid)
+	if ru != nil {
+		u.cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+}
+
+// sample adds up the resident sets of the running containers' processes
+// by pod, and raises each pod's peak.
+func (u *usage) sample(name string) {
+	u.mu.Lock()
+	sessions := make(map[int]types.UID, len(u.sessions))
+	for sid, pod := range u.sessions {
+		sessions[sid] = pod
+	}
+	u.mu.Unlock()
+	if len(sessions) == 0 {
+		return
+	}
+	rss, named := map[types.UID]int64{}, map[types.UID]int64{}
+	page := int64(os.Getpagesize())
+	forEachProcess(func(pid, sid int, comm string) {
+		pod, ok := sessions[sid]
+		if !ok {
+			return
+		}
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+		if err != nil {
+			return
+		}
+		f := bytes.Fields(b)
+		if len(f) < 2 {
+			return
+		}
+		pages, _ := strconv.ParseInt(string(f[1]), 10, 64)
+		rss[pod] += pages * page
+		if comm == name {
+			named[pod] += pages * page
+		}
+	})
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for pod, n := range rss {
+		u.peak[pod] = max(u.peak[pod], n)
+		u.peakNamed[pod] = max(u.peakNamed[pod], named[pod])
+	}
+}
+
+func (u *usage) get() Usage {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := Usage{Pods: len(u.peak), CPU: u.cpu, LastStart: u.lastStart}
+	for pod, n := range u.peak {
+		out.RSS += n
+		out.Named += u.peakNamed[pod]
+	}
+	return out
+}
+
+// Usage returns what the pods' processes have used so far; RSS and Named
+// are measured only with Config.MeasureUsage.
+func (a *Agent) Usage() Usage { return a.usage.get() }
+
+// sampleUsage samples the pods' memory every UsageInterval until the
+// agent stops.
+func (a *Agent) sampleUsage() {
+	defer a.wg.Done()
+	t := time.NewTicker(UsageInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-t.C:
+			a.usage.sample(a.cfg.UsageName)
+		}
+	}
+}
