@@ -89,6 +89,7 @@ func (o *inputOptions) entrypoints() (entrypoints.Map, error) {
 // settingsOptions are the render settings (the chart's `tfgen` values).
 type settingsOptions struct {
 	SupervisorImage  string
+	SupervisorVolume string
 	ClusterDomain    string
 	KubeVersion      string
 	ExcludeEvaluator bool
@@ -99,6 +100,7 @@ type settingsOptions struct {
 // AddFlags registers the render settings.
 func (o *settingsOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.SupervisorImage, "supervisor-image", version.SupervisorImage(), "tfsupervisor image the init container installs from")
+	fs.StringVar(&o.SupervisorVolume, "supervisor-volume", "copy", "how tfsupervisor reaches the training container: copy (an init container copies it into an emptyDir) or image (an image volume of --supervisor-image: no copy, no init container; Kubernetes 1.35, containerd 2.1 or CRI-O 1.31)")
 	fs.StringVar(&o.ClusterDomain, "cluster-domain", "", "cluster domain appended to replica addresses (J-t-i.J-t.NS.svc.DOMAIN); none by default")
 	fs.StringVar(&o.KubeVersion, "kube-version", version.KubeVersion, "Kubernetes minor version (X.Y) of the target cluster; sidecar mode needs 1.35 or later")
 	fs.BoolVar(&o.ExcludeEvaluator, "exclude-evaluator", false, "leave the evaluator out of TF_CONFIG's cluster")
@@ -115,6 +117,9 @@ func (o *settingsOptions) Validate() error {
 	}
 	if err := checkImage(o.SupervisorImage); err != nil {
 		return fmt.Errorf("--supervisor-image %q: %w", o.SupervisorImage, err)
+	}
+	if o.SupervisorVolume != "copy" && o.SupervisorVolume != "image" {
+		return fmt.Errorf("--supervisor-volume %q: want copy or image", o.SupervisorVolume)
 	}
 	if err := checkClusterDomain(o.ClusterDomain); err != nil {
 		return err
@@ -155,6 +160,9 @@ func checkClusterDomain(domain string) error {
 // settings returns the render settings, reading --accelerators.
 func (o *settingsOptions) settings() (job.Settings, error) {
 	s := job.Settings{SupervisorImage: o.SupervisorImage, ClusterDomain: o.ClusterDomain, KubeVersion: o.KubeVersion, ExcludeEvaluator: o.ExcludeEvaluator}
+	if o.SupervisorVolume != "copy" { // copy is the chart's default: values stay as they were
+		s.SupervisorVolume = o.SupervisorVolume
+	}
 	var preset, file accelerators.Config
 	if o.Cloud != "" {
 		var err error

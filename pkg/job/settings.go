@@ -7,6 +7,11 @@ type Settings struct {
 	SupervisorImage string `json:"supervisorImage"`
 	// clusterDomain, when set, is appended to replica addresses.
 	ClusterDomain string `json:"clusterDomain,omitempty"`
+	// supervisorVolume says how tfsupervisor reaches the training
+	// container: "copy" (or empty), an init container copies it into an
+	// emptyDir; "image", an image volume mounts its image (Kubernetes 1.35,
+	// containerd 2.1 or CRI-O 1.31), with no init container and no copy.
+	SupervisorVolume string `json:"supervisorVolume,omitempty"`
 	// kubeVersion ("1.37") says which cluster features may be used.
 	KubeVersion string `json:"kubeVersion"`
 	// excludeEvaluator leaves the evaluator out of TF_CONFIG's cluster.

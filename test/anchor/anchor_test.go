@@ -74,8 +74,6 @@ type system interface {
 	remove(ctx context.Context, dyn dynamic.Interface) error
 }
 
-var tfjobs = schema.GroupVersionResource{Group: "kubeflow.org", Version: "v1", Resource: "tfjobs"}
-
 // kubeflow creates the TFJob for the operator.
 type kubeflow struct{ n int }
 
@@ -118,10 +116,10 @@ var background = metav1.DeleteOptions{PropagationPolicy: new(metav1.DeletePropag
 // tfgen renders the same TFJob and creates what it renders.
 type tfgen struct{ objects []*unstructured.Unstructured }
 
-func newTfgen(n int) (*tfgen, error) {
+func newTfgen(n int, flags ...string) (*tfgen, error) {
 	var out, errOut bytes.Buffer
 	cmd := cli.NewRootCmd(cli.Streams{In: bytes.NewReader(job(n)), Out: &out, ErrOut: &errOut})
-	cmd.SetArgs([]string{"render", "-f", "-", "-n", namespace, "--format", "json"})
+	cmd.SetArgs(append([]string{"render", "-f", "-", "-n", namespace, "--format", "json"}, flags...))
 	if err := cmd.Execute(); err != nil {
 		return nil, fmt.Errorf("render: %v\n%s", err, errOut.String())
 	}
@@ -334,8 +332,12 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		if s, err = newTfgen(n); err != nil {
 			b.Fatal(err)
 		}
+	case "tfgen-image":
+		if s, err = newTfgen(n, "--supervisor-volume", "image"); err != nil {
+			b.Fatal(err)
+		}
 	default:
-		b.Fatalf("TFGEN_ANCHOR_SYSTEMS: unknown system %q (kubeflow, tfgen)", sys)
+		b.Fatalf("TFGEN_ANCHOR_SYSTEMS: unknown system %q (kubeflow, tfgen, tfgen-image)", sys)
 	}
 
 	cs := cp.Client()

@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
@@ -31,6 +32,8 @@ import (
 // certDir is where the operator's webhook server reads its certificate;
 // the operator fixes it.
 const certDir = "/tmp/k8s-webhook-server/serving-certs"
+
+var tfjobs = schema.GroupVersionResource{Group: "kubeflow.org", Version: "v1", Resource: "tfjobs"}
 
 // operator is a running training-operator.
 type operator struct {

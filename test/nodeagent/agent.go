@@ -69,6 +69,7 @@ type Agent struct {
 
 	mu      sync.Mutex
 	pods    map[types.UID]*podRun
+	removed map[types.UID]bool // pods deleted (or being deleted) with grace period 0
 	usage   *usage
 	nextIP  int
 	stopped bool // no pod starts any more
@@ -118,7 +119,7 @@ func Start(ctx context.Context, cfg Config) (*Agent, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	a := &Agent{cfg: cfg, pods: map[types.UID]*podRun{}, usage: newUsage()}
+	a := &Agent{cfg: cfg, pods: map[types.UID]*podRun{}, removed: map[types.UID]bool{}, usage: newUsage()}
 	if a.cfg.Dir == "" {
 		dir, err := os.MkdirTemp("", "nodeagent-")
 		if err != nil {
@@ -266,11 +267,22 @@ func (a *Agent) gone(p *corev1.Pod) {
 }
 
 // remove deletes a pod that has finished here, with grace period 0, as
-// the kubelet does once its containers are gone.
+// the kubelet does once its containers are gone: once, whatever updates of
+// the pod come after.
 func (a *Agent) remove(p *corev1.Pod) {
+	a.mu.Lock()
+	done := a.removed[p.UID]
+	a.removed[p.UID] = true
+	a.mu.Unlock()
+	if done {
+		return
+	}
 	err := a.cs.CoreV1().Pods(p.Namespace).Delete(a.ctx, p.Name, metav1.DeleteOptions{
 		GracePeriodSeconds: new(int64(0)), Preconditions: metav1.NewUIDPreconditions(string(p.UID))})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) && a.ctx.Err() == nil {
 		a.cfg.Logf("nodeagent: delete pod %s/%s: %v", p.Namespace, p.Name, err)
+		a.mu.Lock()
+		delete(a.removed, p.UID) // the pod's next update tries again
+		a.mu.Unlock()
 	}
 }

@@ -39,7 +39,8 @@
 //   - Volumes are directories, one per volume of the pod, under a short
 //     directory of the pod's in the system's temporary directory, so that a
 //     Unix socket in one has a path short enough (emptyDir and every other
-//     kind alike, all empty at first).
+//     kind alike, all empty at first, but an image volume, which holds
+//     links to its image's files).
 //   - Paths: a command, argument or env value that is a container path
 //     under a volumeMount (or the mount path itself) is rewritten to the
 //     volume's directory; one that names a file of the image is rewritten to

@@ -198,8 +198,14 @@ func (r *podRun) stopOf(c *ctr) <-chan struct{} {
 // prepare makes the pod's directories and its containers' kubeconfigs.
 func (r *podRun) prepare() error {
 	for _, v := range r.pod.Spec.Volumes {
-		if err := os.MkdirAll(filepath.Join(r.volDir, v.Name), 0o755); err != nil {
+		dir := filepath.Join(r.volDir, v.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
+		}
+		if v.Image != nil {
+			if err := r.mountImage(dir, v.Image.Reference); err != nil {
+				return fmt.Errorf("volume %s: %w", v.Name, err)
+			}
 		}
 	}
 	for _, d := range []string{filepath.Join(r.dir, "termination"), r.logDir} {
@@ -390,4 +396,23 @@ func (r *podRun) credentials(ctx context.Context) (map[string]string, error) {
 		written[source], out[c.Name] = path, path
 	}
 	return out, nil
+}
+
+// mountImage fills dir with the files of image ref, as an image volume
+// shows them: links to the local files, so nothing is copied.
+func (r *podRun) mountImage(dir, ref string) error {
+	img, ok := r.a.image(ref)
+	if !ok {
+		return fmt.Errorf("nodeagent: no image %q in the agent's table", ref)
+	}
+	for path, local := range img.Files {
+		link := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink(local, link); err != nil {
+			return err
+		}
+	}
+	return nil
 }

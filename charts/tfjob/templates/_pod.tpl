@@ -33,6 +33,11 @@ user's fields with toJson, tfgen's as literals.
 {{- if and (not $sidecar) (semverCompare "<1.29-0" $ctx.kubeVersion) }}
 {{- fail (printf "replica type %s: wrap mode runs tfsupervisor's API-facing half as a native sidecar (an init container with restartPolicy Always, Kubernetes 1.29 or later), but the target is Kubernetes %s; target a newer Kubernetes (--kube-version)" $type $ctx.kubeVersion) }}
 {{- end }}
+{{- $copy := eq $ctx.supervisorVolume "copy" }}
+{{- if not (or $copy (eq $ctx.supervisorVolume "image")) }}{{ fail (printf "tfgen.supervisorVolume %q: want copy or image" $ctx.supervisorVolume) }}{{ end }}
+{{- if and (not $copy) (semverCompare "<1.35-0" $ctx.kubeVersion) }}
+{{- fail (printf "supervisor volume image: image volumes are on by default from Kubernetes 1.35, but the target is Kubernetes %s; use the copy (--supervisor-volume copy) or target a newer Kubernetes (--kube-version)" $ctx.kubeVersion) }}
+{{- end }}
 {{- /* The job's API token reaches tfsupervisor's own container only, never
        the training container: the job's ServiceAccount's bound token when
        the pod runs as it, else (the template names the user's account, kept
@@ -162,18 +167,22 @@ user's fields with toJson, tfgen's as literals.
 {{- if $sidecar -}}
 ,{"command":["/tfsupervisor","watch",{{ $flags }},"--container",{{ toJson $tc.name }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor",{{ $own }},"volumeMounts":[{{ $apiMounts }}]}
 {{- end -}}
-],"initContainers":[{"command":["/tfsupervisor","install","/tfgen/bin"],"image":{{ $ctx.image }},"name":"tfgen-install",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/bin","name":"tfgen-bin"}]}
+],"initContainers":[
+{{- /* tfsupervisor reaches the training container by a copy (an init
+       container installs it into the tfgen-bin emptyDir) or, with
+       supervisorVolume image, by an image volume of its image. */}}
+{{- if $copy }}{"command":["/tfsupervisor","install","/tfgen/bin"],"image":{{ $ctx.image }},"name":"tfgen-install",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/bin","name":"tfgen-bin"}]},{{ end }}
 {{- /* Sidecar mode: the kubelet runs the image's entrypoint, so before it
        does, tfgen-hold checks that the replica may train (a pod recreated
        after the job ended waits here). Wrap mode: tfsupervisor's
        API-facing half, a native sidecar relaying the wrapper's reports. */}}
 {{- if $sidecar -}}
-,{"command":["/tfsupervisor","hold",{{ $flags }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfgen-hold",{{ $own }},"volumeMounts":[{{ $apiMounts }}]}
+{"command":["/tfsupervisor","hold",{{ $flags }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfgen-hold",{{ $own }},"volumeMounts":[{{ $apiMounts }}]}
 {{- else -}}
-,{"command":["/tfsupervisor","watch",{{ $flags }},"--socket","{{ $socket }}"],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor","restartPolicy":"Always",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/run","name":"tfgen-run"},{{ $apiMounts }}]}
+{"command":["/tfsupervisor","watch",{{ $flags }},"--socket","{{ $socket }}"],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor","restartPolicy":"Always",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/run","name":"tfgen-run"},{{ $apiMounts }}]}
 {{- end }}
 {{- with get $ps "initContainers" }},{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end -}}
-],"volumes":[{{ with $userVols }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }},{{ end }}{{ $gpuVols }}{"emptyDir":{"sizeLimit":"64Mi"},"name":"tfgen-bin"}
+],"volumes":[{{ with $userVols }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }},{{ end }}{{ $gpuVols }}{{ if $copy }}{"emptyDir":{"sizeLimit":"64Mi"},"name":"tfgen-bin"}{{ else }}{"image":{"pullPolicy":"IfNotPresent","reference":{{ $ctx.image }}},"name":"tfgen-bin"}{{ end }}
 {{- if not $sidecar }},{"emptyDir":{"medium":"Memory","sizeLimit":"1Mi"},"name":"tfgen-run"}{{ end }},{{ $tokenVol }}],"restartPolicy":"Always"
 {{- if not $userSA }},"serviceAccountName":"{{ $job.name }}-tfjob","automountServiceAccountToken":false{{ end }}
 {{- if and $ctx.schedulerName (not (get $ps "schedulerName")) }},"schedulerName":{{ toJson $ctx.schedulerName }}{{ end }}
