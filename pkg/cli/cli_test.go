@@ -104,6 +104,7 @@ func TestRenderFlags(t *testing.T) {
 			golden: "testdata/locality-affinity.golden.yaml"},
 		{name: "locality none for a DRAGON job", args: render("tfjob-dragon", "--locality", "none"), golden: "testdata/tfjob-dragon-locality-none.golden.yaml"},
 		{name: "json", args: render("tfjob-mnist", "--format", "json"), golden: "testdata/tfjob-mnist.golden.json"},
+		{name: "supervisor from an image volume", args: render("tfjob-mnist", "--supervisor-volume", "image"), golden: "testdata/tfjob-mnist-image-volume.golden.yaml"},
 		{name: "stdin", args: []string{"render", "-f", "-"}, stdin: "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: stdin}\nspec:\n  tfReplicaSpecs:\n    Worker:\n      template:\n        spec:\n          containers: [{name: tensorflow, image: tf:1, command: [python]}]\n",
 			golden: "testdata/stdin.golden.yaml"},
 		{name: "all examples at once", args: []string{"render", "-f", "examples/", "--strict"}, golden: "testdata/all-examples.golden.yaml"},
@@ -140,6 +141,8 @@ func TestErrors(t *testing.T) {
 	}
 	cases = append(cases,
 		cmdCase{name: "a directory with one bad job", args: []string{"render", "-f", "testdata/errors/dir"}, golden: "testdata/errors/dir.golden", wantErr: true},
+		cmdCase{name: "image volume before 1.35", args: []string{"render", "-f", "examples/tfjob-mnist.yaml", "--supervisor-volume", "image", "--kube-version", "1.34"},
+			golden: "testdata/errors/image-volume-kube-1.34.golden", wantErr: true},
 		cmdCase{name: "sidecar mode before 1.35", args: []string{"render", "-f", "examples/tfjob-sidecar.yaml", "--kube-version", "1.34"}, golden: "testdata/errors/sidecar-kube-1.34.golden", wantErr: true},
 		cmdCase{name: "namespace mismatch", args: []string{"render", "-f", "examples/tfjob-gang.yaml", "-n", "other"}, golden: "testdata/errors/namespace-mismatch.golden", wantErr: true},
 		cmdCase{name: "dense TF_CONFIG too large", args: []string{"render", "-f", "testdata/errors/large/dense.yaml"}, golden: "testdata/errors/large-dense.golden", wantErr: true},
@@ -182,6 +185,7 @@ func TestFlagsValidated(t *testing.T) {
 		{"evaluator grace negative", render("--evaluator-grace", "-1m"), `--evaluator-grace "-1m": must be a duration of 0 or more`},
 		{"evaluator grace no duration", render("--evaluator-grace", "10"), `--evaluator-grace "10": must be a duration of 0 or more`},
 		{"unknown locality", render("--locality", "rack"), `--locality "rack": want node, zone, none`},
+		{"unknown supervisor volume", render("--supervisor-volume", "hostPath"), `--supervisor-volume "hostPath": want copy or image`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr := run(t, cmdCase{args: tc.args, wantErr: true})
