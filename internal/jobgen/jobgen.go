@@ -114,6 +114,9 @@ func (g *Generator) flags() []string {
 	if g.chance(0.15) {
 		f = append(f, "--locality", anyOf(g, "node", "zone", "none"))
 	}
+	if g.chance(0.1) {
+		f = append(f, "--supervisor-volume", "image")
+	}
 	return f
 }
 
