@@ -1,0 +1,145 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tfgen/tfgen/pkg/record"
+)
+
+// BenchmarkPodMemory measures what tfgen's supervisors hold in a wrap-mode
+// pod as tfgen renders it: tfsupervisor watch --socket (the native
+// sidecar, with the API client) and tfsupervisor run --socket around the
+// training process (here a sleep, not counted), on the loopback API
+// server. Two pods of one job: the keeper's (chief-0, which also follows
+// the job's pods and writes its status) and a plain worker's. Figures in
+// MB, once both replicas run and the supervisors have been quiet for
+// podMemSettle: VmRSS per process and per pod, VmHWM (the peak since
+// start) per pod, and the pod's resident memory split into anonymous
+// pages (Go heap, stacks, runtime) and file pages (the binary's text and
+// data as touched), from /proc/PID/status.
+func BenchmarkPodMemory(b *testing.B) {
+	var keeper, plain podMem
+	for b.Loop() {
+		k, p := podMemory(b)
+		keeper, plain = keeper.max(k), plain.max(p)
+	}
+	keeper.report(b, "keeper")
+	plain.report(b, "worker")
+}
+
+// podMemSettle is how long the pods are left alone before they are
+// measured: long enough for the supervisors' start-up garbage to be
+// collected and returned.
+const podMemSettle = 5 * time.Second
+
+// procMem is one process's resident memory in MB.
+type procMem struct {
+	rss, hwm, anon, file float64
+}
+
+func (m procMem) max(o procMem) procMem {
+	return procMem{max(m.rss, o.rss), max(m.hwm, o.hwm), max(m.anon, o.anon), max(m.file, o.file)}
+}
+
+// podMem is a pod's two supervisors.
+type podMem struct {
+	wrap, sidecar procMem
+}
+
+func (m podMem) max(o podMem) podMem {
+	return podMem{m.wrap.max(o.wrap), m.sidecar.max(o.sidecar)}
+}
+
+func (m podMem) report(b *testing.B, pod string) {
+	b.ReportMetric(m.wrap.rss, "MB-rss-wrap-"+pod)
+	b.ReportMetric(m.sidecar.rss, "MB-rss-sidecar-"+pod)
+	b.ReportMetric(m.wrap.rss+m.sidecar.rss, "MB-rss-pod-"+pod)
+	b.ReportMetric(m.wrap.hwm+m.sidecar.hwm, "MB-hwm-pod-"+pod)
+	b.ReportMetric(m.wrap.anon+m.sidecar.anon, "MB-anon-pod-"+pod)
+	b.ReportMetric(m.wrap.file+m.sidecar.file, "MB-file-pod-"+pod)
+}
+
+// podMemory runs the two pods and measures them.
+func podMemory(b *testing.B) (keeper, plain podMem) {
+	j := newJob(b, "chief:1:2222,worker:2:2222", map[string]int32{"chief": 1, "worker": 2})
+	type pod struct {
+		name              string
+		sidecar, training *proc
+	}
+	pods := []*pod{{name: "j-chief-0"}, {name: "j-worker-1"}}
+	for _, p := range pods {
+		j.pod(p.name)
+		socket := filepath.Join(b.TempDir(), "s.sock")
+		typ := strings.Split(p.name, "-")[1]
+		p.sidecar = start(b, j.supervisor(p.name, j.cp.Kubeconfig(), "watch", "--socket", socket, "--replica-type", typ))
+		p.training = start(b, j.supervisor(p.name, "", "run", "--socket", socket, "--replica-type", typ, "--", "sleep", "600"))
+	}
+	for _, p := range pods {
+		deadline := time.Now().Add(time.Minute)
+		for j.Record(p.name).State != record.StateRunning {
+			if time.Now().After(deadline) {
+				b.Fatalf("%s is not Running after a minute:\n%s\n%s", p.name, p.sidecar.out, p.training.out)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	time.Sleep(podMemSettle)
+	measure := func(p *pod) podMem {
+		return podMem{wrap: procMemory(b, p.training.cmd.Process.Pid), sidecar: procMemory(b, p.sidecar.cmd.Process.Pid)}
+	}
+	keeper, plain = measure(pods[0]), measure(pods[1])
+	for _, p := range pods {
+		_ = p.training.cmd.Process.Signal(syscall.SIGTERM)
+		_ = p.sidecar.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, p := range pods {
+		p.training.stop()
+		p.sidecar.stop()
+	}
+	return keeper, plain
+}
+
+// procMemory reads pid's VmRSS and VmHWM (/proc/PID/status) and its
+// resident anonymous and file pages (RssAnon, RssFile).
+func procMemory(b *testing.B, pid int) procMem {
+	var m procMem
+	if dir := os.Getenv("TFGEN_PODMEM_DUMP"); dir != "" {
+		// For a closer look: each process's mappings, as they are.
+		for _, f := range []string{"smaps", "status", "cmdline"} {
+			data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, f))
+			_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.%s", pid, f)), data, 0o644)
+		}
+	}
+	fields := func(file string, f func(key string, mb float64)) {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if fs := strings.Fields(line); len(fs) >= 3 && fs[2] == "kB" {
+				kb, _ := strconv.ParseFloat(fs[1], 64)
+				f(fs[0], kb/1024)
+			}
+		}
+	}
+	fields("status", func(key string, mb float64) {
+		switch key {
+		case "VmRSS:":
+			m.rss = mb
+		case "VmHWM:":
+			m.hwm = mb
+		case "RssAnon:":
+			m.anon = mb
+		case "RssFile:":
+			m.file = mb
+		}
+	})
+	return m
+}
