@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/kube"
+	"github.com/tfgen/tfgen/pkg/kube/rest"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
 	"github.com/tfgen/tfgen/pkg/supervise/board"
@@ -31,7 +32,7 @@ type deps struct {
 	status   record.Source
 	reporter supervise.Reporter
 	previous *record.Replica // the replica's record as its pod carries it
-	client   *kube.Client    // nil when standalone or relayed
+	client   *rest.Client    // nil when standalone or relayed
 	keeper   *supervise.Keeper
 	inPod    bool // supervising in a pod: the replica lingers when done
 }
@@ -42,7 +43,7 @@ type deps struct {
 // alone).
 func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Writer) (*deps, error) {
 	log := &report.Log{W: stderr, Replica: cfg.Self.String()}
-	rc, err := kube.LoadConfig()
+	rc, err := rest.LoadConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +58,7 @@ func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Wr
 	if job.Name == "" || cfg.Pod == "" {
 		return nil, errors.New("reporting to the cluster needs --job and POD_NAME")
 	}
-	client, err := kube.New(rc)
+	client, err := rest.New(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +112,7 @@ func relayed(ctx context.Context, cfg *supervise.Config, socket string, stderr i
 // ownPod reads the replica's pod, retrying until ctx ends (kube.DefaultRetry):
 // a busy API server refuses a thousand supervisors starting at once (429)
 // for minutes, and nothing can be done without the pod.
-func ownPod(ctx context.Context, client *kube.Client, cfg *supervise.Config) (*kube.Pod, error) {
+func ownPod(ctx context.Context, client *rest.Client, cfg *supervise.Config) (*kube.Pod, error) {
 	var pod *kube.Pod
 	err := kube.DefaultRetry.Do(ctx, func(ctx context.Context) (err error) {
 		pod, err = client.GetPod(ctx, cfg.Job.Namespace, cfg.Pod)
@@ -130,7 +131,7 @@ func ownPod(ctx context.Context, client *kube.Client, cfg *supervise.Config) (*k
 // statefulSets scales the job's StatefulSets, J-<type>, through their
 // scale subresource.
 type statefulSets struct {
-	client  *kube.Client
+	client  *rest.Client
 	ns, job string
 }
 
@@ -218,3 +219,11 @@ func writeTermination(path string, r supervise.Result) error {
 	}
 	return nil
 }
+
+// The API client is what the record, the reports and the keeper's pod
+// watches take.
+var (
+	_ record.ConfigMapClient  = (*rest.Client)(nil)
+	_ record.ConfigMapWatcher = (*rest.Client)(nil)
+	_ report.PodClient        = (*rest.Client)(nil)
+)
