@@ -17,7 +17,8 @@ import (
 // pod as tfgen renders it: tfsupervisor watch --socket (the native
 // sidecar, with the API client) and tfsupervisor run --socket around the
 // training process (here a sleep, not counted), on the loopback API
-// server. Two pods of one job: the keeper's (chief-0, which also follows
+// server (the wrapper is the wrap-only build the image installs in the
+// training container). Two pods of one job: the keeper's (chief-0, which also follows
 // the job's pods and writes its status) and a plain worker's. Figures in
 // MB, once both replicas run and the supervisors have been quiet for
 // podMemSettle: VmRSS per process and per pod, VmHWM (the peak since
@@ -79,7 +80,9 @@ func podMemory(b *testing.B) (keeper, plain podMem) {
 		socket := filepath.Join(b.TempDir(), "s.sock")
 		typ := strings.Split(p.name, "-")[1]
 		p.sidecar = start(b, j.supervisor(p.name, j.cp.Kubeconfig(), "watch", "--socket", socket, "--replica-type", typ))
-		p.training = start(b, j.supervisor(p.name, "", "run", "--socket", socket, "--replica-type", typ, "--", "sleep", "600"))
+		wrap := j.supervisor(p.name, "", "run", "--socket", socket, "--replica-type", typ, "--", "sleep", "600")
+		wrap.Path = wrapBin
+		p.training = start(b, wrap)
 	}
 	for _, p := range pods {
 		deadline := time.Now().Add(time.Minute)

@@ -1,3 +1,5 @@
+//go:build !tfsupervisor_wrap
+
 package cli
 
 import (
