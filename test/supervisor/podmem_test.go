@@ -98,6 +98,12 @@ func podMemory(b *testing.B) (keeper, plain podMem) {
 		return podMem{wrap: procMemory(b, p.training.cmd.Process.Pid), sidecar: procMemory(b, p.sidecar.cmd.Process.Pid)}
 	}
 	keeper, plain = measure(pods[0]), measure(pods[1])
+	if dir := os.Getenv("TFGEN_PODMEM_DUMP"); dir != "" {
+		for _, p := range pods {
+			_ = os.WriteFile(filepath.Join(dir, p.name+".sidecar.log"), []byte(p.sidecar.out.String()), 0o644)
+			_ = os.WriteFile(filepath.Join(dir, p.name+".wrap.log"), []byte(p.training.out.String()), 0o644)
+		}
+	}
 	for _, p := range pods {
 		_ = p.training.cmd.Process.Signal(syscall.SIGTERM)
 		_ = p.sidecar.cmd.Process.Signal(syscall.SIGTERM)
