@@ -21,7 +21,7 @@ import (
 // training container). Two pods of one job: the keeper's (chief-0, which also follows
 // the job's pods and writes its status) and a plain worker's. Figures in
 // MB, once both replicas run and the supervisors have been quiet for
-// podMemSettle: VmRSS per process and per pod, VmHWM (the peak since
+// podMemSettle(): VmRSS per process and per pod, VmHWM (the peak since
 // start) per pod, and the pod's resident memory split into anonymous
 // pages (Go heap, stacks, runtime) and file pages (the binary's text and
 // data as touched), from /proc/PID/status.
@@ -36,9 +36,15 @@ func BenchmarkPodMemory(b *testing.B) {
 }
 
 // podMemSettle is how long the pods are left alone before they are
-// measured: long enough for the supervisors' start-up garbage to be
-// collected and returned.
-const podMemSettle = 5 * time.Second
+// measured, unless TFGEN_PODMEM_SETTLE says otherwise (a Go duration:
+// 130s, say, to see them after the runtime's periodic garbage
+// collection, every two minutes in a process that allocates little).
+func podMemSettle() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("TFGEN_PODMEM_SETTLE")); err == nil {
+		return d
+	}
+	return 5 * time.Second
+}
 
 // procMem is one process's resident memory in MB.
 type procMem struct {
@@ -93,7 +99,7 @@ func podMemory(b *testing.B) (keeper, plain podMem) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	time.Sleep(podMemSettle)
+	time.Sleep(podMemSettle())
 	measure := func(p *pod) podMem {
 		return podMem{wrap: procMemory(b, p.training.cmd.Process.Pid), sidecar: procMemory(b, p.sidecar.cmd.Process.Pid)}
 	}
