@@ -3,19 +3,45 @@ package cli
 import (
 	"os"
 	"runtime"
+	"time"
+
+	"github.com/tfgen/tfgen/pkg/supervise/proc"
 )
 
-// TuneRuntime sets the Go runtime up for a supervisor, which spends its
-// life waiting: one P (GOMAXPROCS 1) unless the environment sets
-// GOMAXPROCS. Go sizes itself by the node's cores (a pod whose containers
-// have no CPU limit sees them all), and each P costs memory (its caches,
-// its GC worker) and threads; a supervisor never has two things to
-// compute at once. (Measured with BenchmarkPodMemory on two cores, the
-// pod's two supervisors hold about 0.5 MB less; a lower GOGC, a
-// GOMEMLIMIT or returning start-up garbage at once with
-// debug.FreeOSMemory held more, not less.)
+// TuneRuntime sets a supervisor, which spends its life waiting, up to
+// hold little memory:
+//
+//   - one P (GOMAXPROCS 1) unless the environment sets GOMAXPROCS. Go
+//     sizes itself by the node's cores (a pod whose containers have no CPU
+//     limit sees them all), and each P costs memory (its caches, its GC
+//     worker) and threads; a supervisor never has two things to compute
+//     at once.
+//   - once start-up is over and after each garbage collection, the pages
+//     of its own binary leave its resident memory (proc.ReleaseText),
+//     unless TFSUPERVISOR_KEEP_TEXT=1. They are most of it: a Go process
+//     maps nearly all of its binary, while what it runs when it waits is
+//     a small part.
+//
+// Measured with BenchmarkPodMemory (test/supervisor), a lower GOGC, a
+// GOMEMLIMIT or returning start-up garbage at once (debug.FreeOSMemory)
+// held more memory, not less: a quiet supervisor's heap stays under the
+// first collection's goal.
 func TuneRuntime() {
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
+	if os.Getenv(keepTextEnv) != "1" {
+		time.AfterFunc(startupOver, func() { proc.ReleaseText(releaseEvery) })
+	}
 }
+
+// keepTextEnv, set to 1, leaves the binary's pages mapped (for a debugger
+// that sets breakpoints in the text, say).
+const keepTextEnv = "TFSUPERVISOR_KEEP_TEXT"
+
+// startupOver is when a supervisor's start-up is over: the training
+// process runs, or the sidecar serves.
+const startupOver = 2 * time.Second
+
+// releaseEvery bounds how often proc.ReleaseText unmaps the binary.
+const releaseEvery = 10 * time.Second
