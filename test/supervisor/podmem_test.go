@@ -25,14 +25,26 @@ import (
 // start) per pod, and the pod's resident memory split into anonymous
 // pages (Go heap, stacks, runtime) and file pages (the binary's text and
 // data as touched), from /proc/PID/status.
+//
+// Sub-benchmark text=released is tfsupervisor as it runs; text=kept sets
+// TFSUPERVISOR_KEEP_TEXT=1, so that its binary's pages stay mapped (see
+// cli.TuneRuntime).
 func BenchmarkPodMemory(b *testing.B) {
-	var keeper, plain podMem
-	for b.Loop() {
-		k, p := podMemory(b)
-		keeper, plain = keeper.max(k), plain.max(p)
+	for _, text := range []string{"released", "kept"} {
+		b.Run("text="+text, func(b *testing.B) {
+			var env []string
+			if text == "kept" {
+				env = []string{"TFSUPERVISOR_KEEP_TEXT=1"}
+			}
+			var keeper, plain podMem
+			for b.Loop() {
+				k, p := podMemory(b, env)
+				keeper, plain = keeper.max(k), plain.max(p)
+			}
+			keeper.report(b, "keeper")
+			plain.report(b, "worker")
+		})
 	}
-	keeper.report(b, "keeper")
-	plain.report(b, "worker")
 }
 
 // podMemSettle is how long the pods are left alone before they are
@@ -73,8 +85,9 @@ func (m podMem) report(b *testing.B, pod string) {
 	b.ReportMetric(m.wrap.file+m.sidecar.file, "MB-file-pod-"+pod)
 }
 
-// podMemory runs the two pods and measures them.
-func podMemory(b *testing.B) (keeper, plain podMem) {
+// podMemory runs the two pods, their supervisors with env, and measures
+// them.
+func podMemory(b *testing.B, env []string) (keeper, plain podMem) {
 	j := newJob(b, "chief:1:2222,worker:2:2222", map[string]int32{"chief": 1, "worker": 2})
 	type pod struct {
 		name              string
@@ -85,9 +98,11 @@ func podMemory(b *testing.B) (keeper, plain podMem) {
 		j.pod(p.name)
 		socket := filepath.Join(b.TempDir(), "s.sock")
 		typ := strings.Split(p.name, "-")[1]
-		p.sidecar = start(b, j.supervisor(p.name, j.cp.Kubeconfig(), "watch", "--socket", socket, "--replica-type", typ))
+		sidecar := j.supervisor(p.name, j.cp.Kubeconfig(), "watch", "--socket", socket, "--replica-type", typ)
+		sidecar.Env = append(sidecar.Env, env...)
+		p.sidecar = start(b, sidecar)
 		wrap := j.supervisor(p.name, "", "run", "--socket", socket, "--replica-type", typ, "--", "sleep", "600")
-		wrap.Path = wrapBin
+		wrap.Path, wrap.Env = wrapBin, append(wrap.Env, env...)
 		p.training = start(b, wrap)
 	}
 	for _, p := range pods {
