@@ -15,16 +15,18 @@ import (
 
 // BenchmarkPodMemory measures what tfgen's supervisors hold in a wrap-mode
 // pod as tfgen renders it: tfsupervisor watch --socket (the native
-// sidecar, with the API client) and tfsupervisor run --socket around the
-// training process (here a sleep, not counted), on the loopback API
-// server (the wrapper is the wrap-only build the image installs in the
-// training container). Two pods of one job: the keeper's (chief-0, which also follows
+// sidecar, with the API client) and tfsupervisor run --socket (the
+// wrap-only build the image installs in the training container) around
+// the training process (here a sleep, not counted), on the loopback API
+// server. Two pods of one job: the keeper's (chief-0, which also follows
 // the job's pods and writes its status) and a plain worker's. Figures in
 // MB, once both replicas run and the supervisors have been quiet for
 // podMemSettle(): VmRSS per process and per pod, VmHWM (the peak since
 // start) per pod, and the pod's resident memory split into anonymous
-// pages (Go heap, stacks, runtime) and file pages (the binary's text and
-// data as touched), from /proc/PID/status.
+// pages (Go heap, stacks, runtime) and file pages (the binaries' text and
+// data as mapped), from /proc/PID/status; and the CPU time the pod's
+// supervisors used from their start to then (ms-cpu-pod, in steps of 10
+// ms). Each figure is the largest of the runs.
 //
 // Sub-benchmark text=released is tfsupervisor as it runs; text=kept sets
 // TFSUPERVISOR_KEEP_TEXT=1, so that its binary's pages stay mapped (see
@@ -58,13 +60,14 @@ func podMemSettle() time.Duration {
 	return 5 * time.Second
 }
 
-// procMem is one process's resident memory in MB.
+// procMem is one process's resident memory in MB, and the CPU time it
+// used since it started, in ms.
 type procMem struct {
-	rss, hwm, anon, file float64
+	rss, hwm, anon, file, cpu float64
 }
 
 func (m procMem) max(o procMem) procMem {
-	return procMem{max(m.rss, o.rss), max(m.hwm, o.hwm), max(m.anon, o.anon), max(m.file, o.file)}
+	return procMem{max(m.rss, o.rss), max(m.hwm, o.hwm), max(m.anon, o.anon), max(m.file, o.file), max(m.cpu, o.cpu)}
 }
 
 // podMem is a pod's two supervisors.
@@ -83,6 +86,7 @@ func (m podMem) report(b *testing.B, pod string) {
 	b.ReportMetric(m.wrap.hwm+m.sidecar.hwm, "MB-hwm-pod-"+pod)
 	b.ReportMetric(m.wrap.anon+m.sidecar.anon, "MB-anon-pod-"+pod)
 	b.ReportMetric(m.wrap.file+m.sidecar.file, "MB-file-pod-"+pod)
+	b.ReportMetric(m.wrap.cpu+m.sidecar.cpu, "ms-cpu-pod-"+pod)
 }
 
 // podMemory runs the two pods, their supervisors with env, and measures
@@ -156,6 +160,17 @@ func procMemory(b *testing.B, pid int) procMem {
 			if fs := strings.Fields(line); len(fs) >= 3 && fs[2] == "kB" {
 				kb, _ := strconv.ParseFloat(fs[1], 64)
 				f(fs[0], kb/1024)
+			}
+		}
+	}
+	// utime and stime, the 14th and 15th fields of /proc/PID/stat, in
+	// clock ticks (USER_HZ, 100 on Linux); the 2nd, (comm), may hold spaces.
+	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 {
+			if f := strings.Fields(string(stat[i+1:])); len(f) > 12 {
+				u, _ := strconv.ParseFloat(f[11], 64)
+				s, _ := strconv.ParseFloat(f[12], 64)
+				m.cpu = (u + s) * 10
 			}
 		}
 	}
