@@ -9,16 +9,16 @@ import (
 )
 
 // TuneRuntime sets a supervisor, which spends its life waiting, up to
-// hold little memory:
+// hold little memory once started:
 //
 //   - one P (GOMAXPROCS 1) unless the environment sets GOMAXPROCS. Go
 //     sizes itself by the node's cores (a pod whose containers have no CPU
 //     limit sees them all), and each P costs memory (its caches, its GC
-//     worker) and threads; a supervisor never has two things to compute
-//     at once.
-//   - once start-up is over and after each garbage collection, the pages
-//     of its own binary leave its resident memory (proc.ReleaseText),
-//     unless TFSUPERVISOR_KEEP_TEXT=1. They are most of it: a Go process
+//     worker) and threads; a supervisor, once started, seldom has two
+//     things to compute at once.
+//   - then and after each garbage collection, the pages of its own binary
+//     leave its resident memory (proc.ReleaseText), unless
+//     TFSUPERVISOR_KEEP_TEXT=1. They are most of it: a Go process
 //     maps nearly all of its binary, while what it runs when it waits is
 //     a small part.
 //
@@ -26,13 +26,24 @@ import (
 // GOMEMLIMIT or returning start-up garbage at once (debug.FreeOSMemory)
 // held more memory, not less: a quiet supervisor's heap stays under the
 // first collection's goal.
+//
+// Both wait until start-up is over: on the way to the training process,
+// wrap mode does two things at once (it catches signals while it reads
+// its configuration), which one P would serialise.
 func TuneRuntime() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
+	oneP := os.Getenv("GOMAXPROCS") == ""
+	release := os.Getenv(keepTextEnv) != "1"
+	if !oneP && !release {
+		return
 	}
-	if os.Getenv(keepTextEnv) != "1" {
-		time.AfterFunc(startupOver, func() { proc.ReleaseText(releaseEvery) })
-	}
+	time.AfterFunc(startupOver, func() {
+		if oneP {
+			runtime.GOMAXPROCS(1)
+		}
+		if release {
+			proc.ReleaseText(releaseEvery)
+		}
+	})
 }
 
 // keepTextEnv, set to 1, leaves the binary's pages mapped (for a debugger
