@@ -64,6 +64,7 @@ row "  both: peak (VmHWM)" "$(metric PodMemory/text=released MB-hwm-pod-keeper)"
 row "  both: anonymous (heap, stacks, runtime)" "$(metric PodMemory/text=released MB-anon-pod-keeper)" MB -
 row "  both: file pages (the binaries' text and data)" "$(metric PodMemory/text=released MB-file-pod-keeper)" MB -
 row "  the same, binaries kept mapped (TFSUPERVISOR_KEEP_TEXT)" "$(metric PodMemory/text=kept MB-rss-pod-keeper)" MB -
+row "  CPU time of both, start and 5 s quiet" "$(metric PodMemory/text=released ms-cpu-pod-keeper)" ms -
 row "wrap-mode pod, a worker's: both supervisors (VmRSS)" "$(metric PodMemory/text=released MB-rss-pod-worker)" MB 12
 row "  watch --socket (native sidecar)" "$(metric PodMemory/text=released MB-rss-sidecar-worker)" MB -
 row "  the same, binaries kept mapped (TFSUPERVISOR_KEEP_TEXT)" "$(metric PodMemory/text=kept MB-rss-pod-worker)" MB -

@@ -15,7 +15,6 @@ import (
 )
 
 func main() {
-	cli.TuneRuntime()
 	err := cli.NewRoot(os.Stdout, os.Stderr).ExecuteContext(context.Background())
 	os.Exit(cli.ExitCode(err, os.Stderr))
 }

@@ -12,7 +12,6 @@ import (
 // The wrap-only build (go build -tags tfsupervisor_wrap): tfsupervisor run
 // for the training container; see cli.Wrap.
 func main() {
-	cli.TuneRuntime()
 	err := cli.Wrap(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
 	os.Exit(cli.ExitCode(err, os.Stderr))
 }

@@ -25,8 +25,8 @@ import (
 // start) per pod, and the pod's resident memory split into anonymous
 // pages (Go heap, stacks, runtime) and file pages (the binaries' text and
 // data as mapped), from /proc/PID/status; and the CPU time the pod's
-// supervisors used from their start to then (ms-cpu-pod, in steps of 10
-// ms). Each figure is the largest of the runs.
+// supervisors used from their start to then (ms-cpu-pod, from
+// each thread's /proc/PID/task/TID/schedstat). Each figure is the largest of the runs.
 //
 // Sub-benchmark text=released is tfsupervisor as it runs; text=kept sets
 // TFSUPERVISOR_KEEP_TEXT=1, so that its binary's pages stay mapped (see
@@ -163,14 +163,14 @@ func procMemory(b *testing.B, pid int) procMem {
 			}
 		}
 	}
-	// utime and stime, the 14th and 15th fields of /proc/PID/stat, in
-	// clock ticks (USER_HZ, 100 on Linux); the 2nd, (comm), may hold spaces.
-	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 {
-			if f := strings.Fields(string(stat[i+1:])); len(f) > 12 {
-				u, _ := strconv.ParseFloat(f[11], 64)
-				s, _ := strconv.ParseFloat(f[12], 64)
-				m.cpu = (u + s) * 10
+	// The time its threads ran on a CPU, in ns: the first field of each
+	// one's schedstat (Go's threads do not exit).
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	for _, task := range tasks {
+		if stat, err := os.ReadFile(task); err == nil {
+			if f := strings.Fields(string(stat)); len(f) > 0 {
+				ns, _ := strconv.ParseFloat(f[0], 64)
+				m.cpu += ns / 1e6
 			}
 		}
 	}

@@ -46,6 +46,7 @@ func newHoldCmd(stderr io.Writer) *cobra.Command {
 }
 
 func (o *options) hold(ctx context.Context, stderr io.Writer) error {
+	tuneRuntime(false)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cfg, err := o.Config(podIdentity())

@@ -20,6 +20,7 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	// runtime per signal. Catching them all takes about a millisecond, done
 	// while the rest gets ready; the training process waits for it.
 	sigs, ready := proc.Signals()
+	tuneRuntime(true)
 	if err := fromEnv(fs); err != nil {
 		return err
 	}

@@ -68,6 +68,7 @@ func newWatchCmd(stderr io.Writer) *cobra.Command {
 }
 
 func (o *options) watch(ctx context.Context, container string, stderr io.Writer) error {
+	tuneRuntime(false)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cfg, err := o.Config(podIdentity())
@@ -100,6 +101,7 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 // to the API server and the job's status back, and runs the keeper in the
 // keeper's replica.
 func (o *options) serve(ctx context.Context, stderr io.Writer) error {
+	tuneRuntime(false)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cfg, err := o.Config(podIdentity())
