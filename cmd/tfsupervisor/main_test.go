@@ -235,3 +235,20 @@ func supervisorAt(wrapper []string, args ...string) *exec.Cmd {
 	cmd.Args = append(append([]string{}, wrapper...), args...)
 	return cmd
 }
+
+// TestWrapBuildLinksLittle: the wrap-only build stays small, which is its
+// point (each page of the binary a process touches is resident memory):
+// no API client, TLS, cobra or YAML parser.
+func TestWrapBuildLinksLittle(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-tags", "tfsupervisor_wrap", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		switch pkg {
+		case "net/http", "crypto/tls", "crypto/x509", "github.com/spf13/cobra", "sigs.k8s.io/yaml", "text/template",
+			"github.com/tfgen/tfgen/pkg/kube/rest", "github.com/tfgen/tfgen/pkg/supervise/podwatch":
+			t.Errorf("the wrap-only build links %s", pkg)
+		}
+	}
+}
