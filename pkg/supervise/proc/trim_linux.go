@@ -3,6 +3,7 @@ package proc
 import (
 	"bufio"
 	"os"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -24,22 +25,17 @@ import (
 // read-only data; the kernel maps 64 KB around each page faulted in (more
 // where its page cache holds large folios). So its file-backed RSS is
 // about its binary's size, though what it runs while it waits is a small
-// part of it. The pages stay in the page cache (where the pod's memory
-// cgroup charges them once, however many processes map them), and what the
-// process touches again is mapped again at the cost of a minor fault; the
-// pages it does not touch become the kernel's to reclaim first.
+// part of it. The pages stay in the page cache (charged once to a memory
+// cgroup, however many processes map them), and what the process touches
+// again is mapped again at the cost of a minor fault; the pages it does
+// not touch become the kernel's to reclaim first.
 func ReleaseText(minInterval time.Duration) {
-	exe, err := os.Readlink("/proc/self/exe")
-	if err != nil {
-		return
-	}
-	r := &releaser{exe: exe, every: minInterval}
+	r := &releaser{every: minInterval}
 	r.release()
 	r.arm()
 }
 
 type releaser struct {
-	exe   string
 	every time.Duration
 	mu    sync.Mutex
 	last  time.Time
@@ -60,6 +56,16 @@ func (r *releaser) arm() {
 	})
 }
 
+// mapping is a line of /proc/self/maps.
+type mapping struct {
+	start, end uint64
+	perms      string
+	file       string // device and inode: the file mapped
+}
+
+// release unmaps the pages of the binary's read-only mappings: those of
+// the file that holds this function's code. The file is told by device
+// and inode, which do not depend on how a path is shown (overlayfs).
 func (r *releaser) release() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -67,16 +73,40 @@ func (r *releaser) release() {
 		return
 	}
 	r.last = time.Now()
-	f, err := os.Open("/proc/self/maps")
+	maps, err := readMaps()
 	if err != nil {
 		return
 	}
+	pc := uint64(reflect.ValueOf(ReleaseText).Pointer())
+	self := ""
+	for _, m := range maps {
+		if m.start <= pc && pc < m.end {
+			self = m.file
+		}
+	}
+	if self == "" {
+		return
+	}
+	for _, m := range maps {
+		if m.file == self && (m.perms == "r-xp" || m.perms == "r--p") {
+			_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, uintptr(m.start), uintptr(m.end-m.start), syscall.MADV_DONTNEED)
+		}
+	}
+}
+
+// readMaps reads the file-backed mappings of /proc/self/maps.
+func readMaps() ([]mapping, error) {
+	f, err := os.Open("/proc/self/maps")
+	if err != nil {
+		return nil, err
+	}
 	defer f.Close()
+	var out []mapping
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		// 00400000-0078d000 r-xp 00000000 fe:00 9989090 /path/to/exe
 		fs := strings.Fields(sc.Text())
-		if len(fs) < 6 || fs[5] != r.exe || fs[1] != "r-xp" && fs[1] != "r--p" {
+		if len(fs) < 6 || fs[4] == "0" {
 			continue
 		}
 		lo, hi, ok := strings.Cut(fs[0], "-")
@@ -88,6 +118,7 @@ func (r *releaser) release() {
 		if err1 != nil || err2 != nil || end <= start {
 			continue
 		}
-		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, uintptr(start), uintptr(end-start), syscall.MADV_DONTNEED)
+		out = append(out, mapping{start: start, end: end, perms: fs[1], file: fs[3] + " " + fs[4]})
 	}
+	return out, sc.Err()
 }
