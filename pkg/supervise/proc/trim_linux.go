@@ -56,16 +56,20 @@ func (r *releaser) arm() {
 	})
 }
 
-// mapping is a line of /proc/self/maps.
+// mapping is a file-backed mapping of /proc/self/smaps.
 type mapping struct {
 	start, end uint64
 	perms      string
 	file       string // device and inode: the file mapped
+	anonymous  bool   // it holds pages of its own (written: relocations)
 }
 
 // release unmaps the pages of the binary's read-only mappings: those of
 // the file that holds this function's code. The file is told by device
-// and inode, which do not depend on how a path is shown (overlayfs).
+// and inode, which do not depend on how a path is shown (overlayfs). A
+// mapping that holds pages of its own is left alone: read-only now, it
+// was written (a dynamic loader's relocations, in a PIE or cgo binary),
+// and MADV_DONTNEED would lose what was written.
 func (r *releaser) release() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -88,37 +92,45 @@ func (r *releaser) release() {
 		return
 	}
 	for _, m := range maps {
-		if m.file == self && (m.perms == "r-xp" || m.perms == "r--p") {
+		if m.file == self && (m.perms == "r-xp" || m.perms == "r--p") && !m.anonymous {
 			_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, uintptr(m.start), uintptr(m.end-m.start), syscall.MADV_DONTNEED)
 		}
 	}
 }
 
-// readMaps reads the file-backed mappings of /proc/self/maps.
+// readMaps reads the file-backed mappings of /proc/self/smaps.
 func readMaps() ([]mapping, error) {
-	f, err := os.Open("/proc/self/maps")
+	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	var out []mapping
+	var cur *mapping
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		// 00400000-0078d000 r-xp 00000000 fe:00 9989090 /path/to/exe
 		fs := strings.Fields(sc.Text())
-		if len(fs) < 6 || fs[4] == "0" {
-			continue
+		switch {
+		case len(fs) >= 3 && fs[0] == "Anonymous:":
+			// Anonymous:   0 kB
+			if cur != nil && fs[1] != "0" {
+				cur.anonymous = true
+			}
+		case len(fs) >= 5 && strings.Contains(fs[0], "-") && !strings.HasSuffix(fs[0], ":"):
+			// 00400000-0078d000 r-xp 00000000 fe:00 9989090 /path/to/exe
+			cur = nil
+			lo, hi, ok := strings.Cut(fs[0], "-")
+			if !ok || fs[4] == "0" {
+				continue
+			}
+			start, err1 := strconv.ParseUint(lo, 16, 64)
+			end, err2 := strconv.ParseUint(hi, 16, 64)
+			if err1 != nil || err2 != nil || end <= start {
+				continue
+			}
+			out = append(out, mapping{start: start, end: end, perms: fs[1], file: fs[3] + " " + fs[4]})
+			cur = &out[len(out)-1]
 		}
-		lo, hi, ok := strings.Cut(fs[0], "-")
-		if !ok {
-			continue
-		}
-		start, err1 := strconv.ParseUint(lo, 16, 64)
-		end, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 != nil || err2 != nil || end <= start {
-			continue
-		}
-		out = append(out, mapping{start: start, end: end, perms: fs[1], file: fs[3] + " " + fs[4]})
 	}
 	return out, sc.Err()
 }
