@@ -20,9 +20,14 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath \
-      -ldflags "-s -w -X github.com/tfgen/tfgen/pkg/version.Version=${VERSION} -X github.com/tfgen/tfgen/pkg/version.Commit=${COMMIT}" \
-      -o /out/tfsupervisor ./cmd/tfsupervisor
+# Two builds: the binary, and its wrap-only build (tag tfsupervisor_wrap:
+# tfsupervisor run alone, without the API client), which `tfsupervisor
+# install` copies for the training container because it holds less memory.
+RUN for tags in "" tfsupervisor_wrap; do \
+      CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -tags "$tags" \
+        -ldflags "-s -w -X github.com/tfgen/tfgen/pkg/version.Version=${VERSION} -X github.com/tfgen/tfgen/pkg/version.Commit=${COMMIT}" \
+        -o /out/tfsupervisor${tags:+-wrap} ./cmd/tfsupervisor || exit 1; \
+    done
 
 FROM scratch
 ARG VERSION=dev
@@ -31,5 +36,6 @@ LABEL org.opencontainers.image.source="https://github.com/tfgen/tfgen" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${COMMIT}"
 COPY --from=build --chmod=0555 --chown=65532:65532 /out/tfsupervisor /tfsupervisor
+COPY --from=build --chmod=0555 --chown=65532:65532 /out/tfsupervisor-wrap /tfsupervisor-wrap
 USER 65532:65532
 ENTRYPOINT ["/tfsupervisor", "install", "/tfgen/bin"]

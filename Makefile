@@ -77,8 +77,10 @@ xbuild = for p in $(3); do os=$$(dirname $$p); arch=$$(basename $$p); \
 
 image: ## Build the tfsupervisor image (linux/amd64+arm64 OCI layout in _output/image, no Docker).
 	@$(call xbuild,$(CURDIR)/_output/bin,./cmd/tfsupervisor,$(IMAGE_PLATFORMS))
+	@$(call xbuild,$(CURDIR)/_output/bin-wrap,-tags tfsupervisor_wrap ./cmd/tfsupervisor,$(IMAGE_PLATFORMS))
 	cd hack/image && SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run . build --out $(IMAGE_DIR) --tar $(IMAGE_DIR).tar \
-		--version '$(IMAGE_VERSION)' --revision '$(IMAGE_COMMIT)' $(foreach p,$(IMAGE_PLATFORMS),--binary $(p)=$(CURDIR)/_output/bin/$(subst /,_,$(p))/tfsupervisor)
+		--version '$(IMAGE_VERSION)' --revision '$(IMAGE_COMMIT)' $(foreach p,$(IMAGE_PLATFORMS),--binary $(p)=$(CURDIR)/_output/bin/$(subst /,_,$(p))/tfsupervisor) \
+		$(foreach p,$(IMAGE_PLATFORMS),--wrap-binary $(p)=$(CURDIR)/_output/bin-wrap/$(subst /,_,$(p))/tfsupervisor)
 
 image-test: build image ## Check the built image (hack/image) and that it agrees with the Dockerfile.
 	cd hack/image && $(GO) vet ./... && TFGEN_IMAGE_LAYOUT=$(IMAGE_DIR) TFGEN_IMAGE_VERSION='$(IMAGE_VERSION)' TFGEN_IMAGE_REVISION='$(IMAGE_COMMIT)' TFGEN_BIN=$(BIN) $(GO) test -count=1 ./...

@@ -34,6 +34,7 @@ large=""
 if [[ -x $BIN/kube-apiserver && -x $BIN/etcd ]]; then
 	results+=$'\n'$(TFGEN_BIN=$BIN bench ./test/supervisor 'ChiefExitToTeardown|RestartWithAPI|RestartRelayed' "$(( N < 10 ? N : 10 ))x")
 	results+=$'\n'$(TFGEN_BIN=$BIN TFGEN_RESTART_N=2,100 bench ./test/supervisor 'JobRestart' 3x)
+	results+=$'\n'$(TFGEN_BIN=$BIN bench ./test/supervisor 'PodMemory' 3x)
 	results+=$'\n'$(TFGEN_BIN=$BIN TFGEN_RESIZE=${RESIZE:-100-200} bench ./test/operate 'Resize' 1x)
 	if [[ -z ${SKIP_LARGE:-} ]]; then
 		large=$(TFGEN_BIN=$BIN TFGEN_LARGE_N=${LARGE_N:-100,500,1000} bench ./test/supervisor 'LargeJob' 1x)
@@ -56,6 +57,17 @@ printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..54})" "$(printf -- '-%.0s' {1.
 row "binary size (stripped, static)" "$(metric BinarySize MB)" MB 12
 row "resident memory supervising (VmHWM, standalone)" "$(metric Memory MB-hwm)" MB 20
 row "resident memory supervising (VmRSS, API client)" "$(metric ChiefExitToTeardown MB-rss-api)" MB 20
+row "wrap-mode pod, keeper's: both supervisors (VmRSS)" "$(metric PodMemory/text=released MB-rss-pod-keeper)" MB 12
+row "  run --socket (wrap-only build)" "$(metric PodMemory/text=released MB-rss-wrap-keeper)" MB -
+row "  watch --socket (native sidecar, keeper)" "$(metric PodMemory/text=released MB-rss-sidecar-keeper)" MB -
+row "  both: peak (VmHWM)" "$(metric PodMemory/text=released MB-hwm-pod-keeper)" MB -
+row "  both: anonymous (heap, stacks, runtime)" "$(metric PodMemory/text=released MB-anon-pod-keeper)" MB -
+row "  both: file pages (the binaries' text and data)" "$(metric PodMemory/text=released MB-file-pod-keeper)" MB -
+row "  the same, binaries kept mapped (TFSUPERVISOR_KEEP_TEXT)" "$(metric PodMemory/text=kept MB-rss-pod-keeper)" MB -
+row "  CPU time of both, start and 5 s quiet" "$(metric PodMemory/text=released ms-cpu-pod-keeper)" ms -
+row "wrap-mode pod, a worker's: both supervisors (VmRSS)" "$(metric PodMemory/text=released MB-rss-pod-worker)" MB 12
+row "  watch --socket (native sidecar)" "$(metric PodMemory/text=released MB-rss-sidecar-worker)" MB -
+row "  the same, binaries kept mapped (TFSUPERVISOR_KEEP_TEXT)" "$(metric PodMemory/text=kept MB-rss-pod-worker)" MB -
 row "time added before the child starts (median)" "$(metric StartOverhead ms-before-start)" ms 5
 row "  start and exit together (median)" "$(metric StartOverhead ms-around)" ms -
 row "child exit -> restarted child, zero backoff (median)" "$(metric Restart ms/restart)" ms 10

@@ -1,3 +1,5 @@
+//go:build !tfsupervisor_wrap
+
 // Command tfsupervisor supervises one replica of a distributed training
 // job inside its pod; see pkg/supervise.
 //

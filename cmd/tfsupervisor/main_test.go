@@ -164,10 +164,91 @@ func TestInstall(t *testing.T) {
 	}
 }
 
+// TestInstallWrapBuild installs the wrap-only build (tag
+// tfsupervisor_wrap) where the image has it beside the full binary, and
+// checks what that build does and refuses.
+func TestInstallWrapBuild(t *testing.T) {
+	image := t.TempDir()
+	full, wrap := filepath.Join(image, "tfsupervisor"), filepath.Join(image, "tfsupervisor-wrap")
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, data, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-trimpath", "-tags", "tfsupervisor_wrap", "-o", wrap, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the wrap-only tfsupervisor: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	cmd := supervisor(nil, "install", dir)
+	cmd.Path = full
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	dst := filepath.Join(dir, "tfsupervisor")
+	want, _ := os.ReadFile(wrap)
+	if got, _ := os.ReadFile(dst); !bytes.Equal(got, want) {
+		t.Fatal("install did not copy tfsupervisor-wrap")
+	}
+	if fi, err := os.Stat(dst); err != nil || fi.Mode().Perm() != 0o555 {
+		t.Errorf("installed copy: %v, %v; want mode 0555", fi, err)
+	}
+
+	// It supervises standalone, the exit code passing through, ...
+	run := supervisor(nil, "run", "--", "sh", "-c", "exit 3")
+	run.Path = dst
+	if out, err := run.CombinedOutput(); exitCode(t, err) != 3 || !strings.Contains(string(out), "standalone") {
+		t.Errorf("run: exit %d, want 3, standalone:\n%s", exitCode(t, err), out)
+	}
+	// ... prints its version, ...
+	ver := supervisor(nil, "version")
+	ver.Path = dst
+	if out, err := ver.Output(); err != nil || !strings.HasPrefix(string(out), "tfsupervisor ") {
+		t.Errorf("version = %q, %v", out, err)
+	}
+	// ... and leaves the rest to the full build.
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"watch", "--socket", "s"}, "run and version"},
+		{[]string{"KUBECONFIG=" + filepath.Join(dir, "none")}, []string{"run", "--", "true"}, "--socket"},
+		{nil, []string{"run"}, "the command to supervise"},
+	} {
+		cmd := supervisor(tc.env, tc.args...)
+		cmd.Path = dst
+		out, err := cmd.CombinedOutput()
+		if exitCode(t, err) != 1 || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%q: exit %d, want 1 saying %q:\n%s", tc.args, exitCode(t, err), tc.want, out)
+		}
+	}
+}
+
 // supervisorAt is supervisor run through a wrapper command (unshare).
 func supervisorAt(wrapper []string, args ...string) *exec.Cmd {
 	cmd := supervisor(nil, args...)
 	cmd.Path, _ = exec.LookPath(wrapper[0])
 	cmd.Args = append(append([]string{}, wrapper...), args...)
 	return cmd
+}
+
+// TestWrapBuildLinksLittle: the wrap-only build stays small, which is its
+// point (each page of the binary a process touches is resident memory):
+// no API client, TLS, cobra or YAML parser.
+func TestWrapBuildLinksLittle(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-tags", "tfsupervisor_wrap", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		switch pkg {
+		case "net/http", "crypto/tls", "crypto/x509", "github.com/spf13/cobra", "sigs.k8s.io/yaml", "text/template",
+			"github.com/tfgen/tfgen/pkg/kube/rest", "github.com/tfgen/tfgen/pkg/supervise/podwatch":
+			t.Errorf("the wrap-only build links %s", pkg)
+		}
+	}
 }

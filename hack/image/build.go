@@ -16,10 +16,12 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// Binary is a tfsupervisor binary built for one platform.
+// Binary is a tfsupervisor binary built for one platform, with its
+// wrap-only build (WrapPath, optional).
 type Binary struct {
 	Platform v1.Platform
 	Path     string
+	WrapPath string
 }
 
 // Options say what goes into the image besides the binaries.
@@ -32,7 +34,7 @@ type Options struct {
 }
 
 // Build assembles the multi-platform image index: one image per binary, each
-// with a single layer holding only that binary.
+// with a single layer holding only that binary (and its wrap-only build).
 func Build(bins []Binary, opts Options) (v1.ImageIndex, error) {
 	if len(bins) == 0 {
 		return nil, fmt.Errorf("build: no binaries")
@@ -57,7 +59,13 @@ func Build(bins []Binary, opts Options) (v1.ImageIndex, error) {
 
 // buildImage makes the image for one platform.
 func buildImage(b Binary, labels map[string]string, created time.Time) (v1.Image, error) {
-	layer, err := binaryLayer(b.Path, created)
+	files := []layerFile{{BinaryPath, b.Path}}
+	createdBy := fmt.Sprintf("COPY --chmod=%o --chown=%s tfsupervisor %s", BinaryMode, User, BinaryPath)
+	if b.WrapPath != "" {
+		files = append(files, layerFile{WrapBinaryPath, b.WrapPath})
+		createdBy += fmt.Sprintf("; COPY --chmod=%o --chown=%s tfsupervisor-wrap %s", BinaryMode, User, WrapBinaryPath)
+	}
+	layer, err := binaryLayer(files, created)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +76,7 @@ func buildImage(b Binary, labels map[string]string, created time.Time) (v1.Image
 		MediaType: types.OCILayer,
 		History: v1.History{
 			Created:   v1.Time{Time: created},
-			CreatedBy: fmt.Sprintf("COPY --chmod=%o --chown=%s tfsupervisor %s", BinaryMode, User, BinaryPath),
+			CreatedBy: createdBy,
 			Comment:   "hack/image",
 		},
 	})
@@ -94,29 +102,37 @@ func buildImage(b Binary, labels map[string]string, created time.Time) (v1.Image
 	return img, nil
 }
 
-// binaryLayer makes a gzipped layer whose only entry is the binary at
-// BinaryPath: no parent directory, no other file.
-func binaryLayer(path string, created time.Time) (v1.Layer, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read binary: %w", err)
-	}
+// layerFile is a file of the layer: where the image has it, and where
+// it is read from.
+type layerFile struct {
+	name, path string
+}
+
+// binaryLayer makes a gzipped layer whose only entries are the binaries
+// files name: no parent directory, no other file.
+func binaryLayer(files []layerFile, created time.Time) (v1.Layer, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	hdr := &tar.Header{
-		Typeflag: tar.TypeReg,
-		Name:     strings.TrimPrefix(BinaryPath, "/"),
-		Mode:     BinaryMode,
-		Uid:      UID,
-		Gid:      GID,
-		Size:     int64(len(data)),
-		ModTime:  created,
-	}
-	if err := tw.WriteHeader(hdr); err != nil {
-		return nil, fmt.Errorf("layer: %w", err)
-	}
-	if _, err := tw.Write(data); err != nil {
-		return nil, fmt.Errorf("layer: %w", err)
+	for _, f := range files {
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			return nil, fmt.Errorf("read binary: %w", err)
+		}
+		hdr := &tar.Header{
+			Typeflag: tar.TypeReg,
+			Name:     strings.TrimPrefix(f.name, "/"),
+			Mode:     BinaryMode,
+			Uid:      UID,
+			Gid:      GID,
+			Size:     int64(len(data)),
+			ModTime:  created,
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return nil, fmt.Errorf("layer: %w", err)
+		}
+		if _, err := tw.Write(data); err != nil {
+			return nil, fmt.Errorf("layer: %w", err)
+		}
 	}
 	if err := tw.Close(); err != nil {
 		return nil, fmt.Errorf("layer: %w", err)

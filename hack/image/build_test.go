@@ -52,6 +52,40 @@ func TestBuildLayout(t *testing.T) {
 	}
 }
 
+// TestBuildWithWrap puts each platform's wrap-only build beside its
+// binary.
+func TestBuildWithWrap(t *testing.T) {
+	dir := t.TempDir()
+	var wraps binaryList
+	for _, p := range Platforms {
+		file := filepath.Join(dir, p.OS+"_"+p.Architecture+"-wrap")
+		if err := os.WriteFile(file, []byte("wrap for "+p.String()), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		wraps = append(wraps, Binary{Platform: p, Path: file})
+	}
+	bins, err := withWrap(fakeBinaries(t), wraps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := Build(bins, testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := checkIndex(t, idx, Labels(DefaultSource, "v1.2.3", "abc1234"))
+	for _, p := range Platforms {
+		if want := "binary for " + p.String(); string(got[p.String()]) != want {
+			t.Errorf("%s: binary = %q, want %q", p, got[p.String()], want)
+		}
+		if want := "wrap for " + p.String(); string(got[p.String()+WrapBinaryPath]) != want {
+			t.Errorf("%s: wrap-only build = %q, want %q", p, got[p.String()+WrapBinaryPath], want)
+		}
+	}
+	if _, err := withWrap(fakeBinaries(t)[:1], wraps); err == nil {
+		t.Error("a wrap-only build without its platform's binary was taken")
+	}
+}
+
 func TestBuildIsReproducible(t *testing.T) {
 	bins := fakeBinaries(t)
 	var digests []string

@@ -15,7 +15,8 @@ import (
 )
 
 // checkIndex checks everything the image promises (spec.go) and returns each
-// platform's binary, keyed by "os/arch".
+// platform's binary, keyed by "os/arch", and its wrap-only build if the
+// image has one, keyed by "os/arch" + WrapBinaryPath.
 func checkIndex(t *testing.T, idx v1.ImageIndex, wantLabels map[string]string) map[string][]byte {
 	t.Helper()
 	im, err := idx.IndexManifest()
@@ -43,7 +44,11 @@ func checkIndex(t *testing.T, idx v1.ImageIndex, wantLabels map[string]string) m
 		if err != nil {
 			t.Fatalf("%s: %v", plat, err)
 		}
-		bins[plat] = checkImage(t, plat, img, *desc.Platform, wantLabels)
+		files := checkImage(t, plat, img, *desc.Platform, wantLabels)
+		bins[plat] = files[BinaryPath]
+		if w, ok := files[WrapBinaryPath]; ok {
+			bins[plat+WrapBinaryPath] = w
+		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("platforms (-want +got):\n%s", diff)
@@ -51,8 +56,8 @@ func checkIndex(t *testing.T, idx v1.ImageIndex, wantLabels map[string]string) m
 	return bins
 }
 
-// checkImage checks one platform's image and returns its binary.
-func checkImage(t *testing.T, plat string, img v1.Image, p v1.Platform, wantLabels map[string]string) []byte {
+// checkImage checks one platform's image and returns its layer's files.
+func checkImage(t *testing.T, plat string, img v1.Image, p v1.Platform, wantLabels map[string]string) map[string][]byte {
 	t.Helper()
 	cf, err := img.ConfigFile()
 	if err != nil {
@@ -83,9 +88,9 @@ func checkImage(t *testing.T, plat string, img v1.Image, p v1.Platform, wantLabe
 	return checkLayer(t, plat, layers[0])
 }
 
-// checkLayer checks that the layer holds the binary and nothing else, and
-// returns the binary.
-func checkLayer(t *testing.T, plat string, l v1.Layer) []byte {
+// checkLayer checks that the layer holds the binary, then optionally its
+// wrap-only build, and nothing else, and returns them by path.
+func checkLayer(t *testing.T, plat string, l v1.Layer) map[string][]byte {
 	t.Helper()
 	rc, err := l.Uncompressed()
 	if err != nil {
@@ -93,7 +98,8 @@ func checkLayer(t *testing.T, plat string, l v1.Layer) []byte {
 	}
 	defer rc.Close()
 	tr := tar.NewReader(rc)
-	var bin []byte
+	files := map[string][]byte{}
+	want := []string{BinaryPath, WrapBinaryPath}
 	for n := 0; ; n++ {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -103,8 +109,8 @@ func checkLayer(t *testing.T, plat string, l v1.Layer) []byte {
 			t.Fatalf("%s: layer: %v", plat, err)
 		}
 		name := path.Clean("/" + hdr.Name)
-		if n > 0 || name != BinaryPath {
-			t.Errorf("%s: layer entry %q: want only %s", plat, name, BinaryPath)
+		if n >= len(want) || name != want[n] {
+			t.Errorf("%s: layer entry %q: want only %s, then optionally %s", plat, name, BinaryPath, WrapBinaryPath)
 			continue
 		}
 		if hdr.Typeflag != tar.TypeReg || hdr.Mode&0o7777 != BinaryMode {
@@ -113,14 +119,14 @@ func checkLayer(t *testing.T, plat string, l v1.Layer) []byte {
 		if hdr.Uid != UID || hdr.Gid != GID {
 			t.Errorf("%s: %s owner %d:%d, want %d:%d", plat, name, hdr.Uid, hdr.Gid, UID, GID)
 		}
-		if bin, err = io.ReadAll(tr); err != nil {
+		if files[name], err = io.ReadAll(tr); err != nil {
 			t.Fatalf("%s: read %s: %v", plat, name, err)
 		}
 	}
-	if bin == nil {
+	if files[BinaryPath] == nil {
 		t.Errorf("%s: layer has no %s", plat, BinaryPath)
 	}
-	return bin
+	return files
 }
 
 // nonRoot reports whether user names a numeric non-zero UID (what

@@ -17,7 +17,7 @@ type buildFlags struct {
 	out, tar                  string
 	source, version, revision string
 	epoch                     int64
-	binaries                  binaryList
+	binaries, wrapBinaries    binaryList
 }
 
 // binaryList collects repeated --binary OS/ARCH=PATH flags.
@@ -73,6 +73,7 @@ func runBuild(args []string, out io.Writer) error {
 	fs.StringVar(&f.revision, "revision", "", "org.opencontainers.image.revision label")
 	fs.Int64Var(&f.epoch, "epoch", epoch, "timestamp of every file and config, in Unix seconds (default $SOURCE_DATE_EPOCH or 0)")
 	fs.Var(&f.binaries, "binary", "OS/ARCH=PATH of a tfsupervisor binary (repeat per platform)")
+	fs.Var(&f.wrapBinaries, "wrap-binary", "OS/ARCH=PATH of tfsupervisor's wrap-only build (optional; repeat per platform)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -85,8 +86,12 @@ func runBuild(args []string, out io.Writer) error {
 		return fmt.Errorf("build: --version and --revision are required")
 	}
 
+	bins, err := withWrap(f.binaries, f.wrapBinaries)
+	if err != nil {
+		return err
+	}
 	created := time.Unix(f.epoch, 0).UTC()
-	idx, err := Build(f.binaries, Options{Source: f.source, Version: f.version, Revision: f.revision, Created: created})
+	idx, err := Build(bins, Options{Source: f.source, Version: f.version, Revision: f.revision, Created: created})
 	if err != nil {
 		return err
 	}
@@ -99,6 +104,24 @@ func runBuild(args []string, out io.Writer) error {
 		}
 	}
 	return describe(out, idx)
+}
+
+// withWrap gives each binary the wrap-only build of its platform; a
+// wrap-only build without its binary is an error.
+func withWrap(bins, wraps binaryList) ([]Binary, error) {
+	out := append([]Binary(nil), bins...)
+	for _, w := range wraps {
+		found := false
+		for i := range out {
+			if out[i].Platform.String() == w.Platform.String() {
+				out[i].WrapPath, found = w.Path, true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("build: --wrap-binary %s has no --binary of its platform", w.Platform)
+		}
+	}
+	return out, nil
 }
 
 // describe prints, per platform, the image digest and its compressed size

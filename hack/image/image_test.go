@@ -46,6 +46,15 @@ func TestBuiltImage(t *testing.T) {
 	if !hasToken(got, version) {
 		t.Errorf("%s binary from the image: `version` printed %q, want version %q", plat, got, version)
 	}
+	if wrap, ok := bins[plat+WrapBinaryPath]; ok {
+		exe := filepath.Join(t.TempDir(), "tfsupervisor-wrap")
+		if err := os.WriteFile(exe, wrap, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := runVersion(t, exe); !hasToken(got, version) {
+			t.Errorf("%s wrap-only build from the image: `version` printed %q, want version %q", plat, got, version)
+		}
+	}
 
 	tfgenDir := os.Getenv("TFGEN_BIN")
 	if tfgenDir == "" {

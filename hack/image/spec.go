@@ -12,6 +12,11 @@ import (
 const (
 	// BinaryPath is where the image holds the tfsupervisor binary.
 	BinaryPath = "/tfsupervisor"
+	// WrapBinaryPath is where the image holds tfsupervisor's wrap-only
+	// build (go build -tags tfsupervisor_wrap), beside the binary: what
+	// `tfsupervisor install` copies for the training container. It is
+	// optional (an image without it installs the binary itself).
+	WrapBinaryPath = "/tfsupervisor-wrap"
 	// BinaryMode is the binary's file mode: readable and executable by all,
 	// writable by none.
 	BinaryMode = 0o555

@@ -1,10 +1,9 @@
-// Package kube is tfsupervisor's small Kubernetes client: the few calls it
-// makes (its record ConfigMap, its own pod, the scale subresource of the
-// job's StatefulSets, events.k8s.io/v1 Events) as JSON over HTTPS, with
-// minimal local types, and its configuration (in-cluster, or KUBECONFIG
-// with a token or client certificate).
+// Package kube holds the Kubernetes types tfsupervisor reads and writes
+// (minimal local types, JSON as the API server speaks it), the API's
+// errors and the one retry policy of every call. The HTTP client that
+// makes the calls is package rest.
 //
-// It imports neither client-go nor apimachinery. Their typed clients
+// Neither imports client-go nor apimachinery. Their typed clients
 // register every API group (a 26 MB binary); even their REST client alone
 // costs about 2 ms of package initialisation at every start of the
 // supervisor, which is on the path to the training process (DESIGN

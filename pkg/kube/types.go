@@ -208,3 +208,25 @@ type ObjectReference struct {
 	Name       string `json:"name,omitempty"`
 	UID        string `json:"uid,omitempty"`
 }
+
+// PodEvent is one change of the pods a watch of pods (rest.Client.WatchPodMetadata) follows.
+type PodEvent struct {
+	// Type is Added, Modified, Deleted, or Synced after each (re)list.
+	Type string
+	// Pod added, modified or deleted (metadata only).
+	Pod *Pod
+	// Pods, with Synced: every pod of the list, replacing what came before.
+	Pods []*Pod
+}
+
+// Watch event types.
+const (
+	Added    = "ADDED"
+	Modified = "MODIFIED"
+	Deleted  = "DELETED"
+	// Synced is no API event: it carries every object of a fresh list.
+	Synced = "SYNCED"
+)
+
+// Meta returns m: objects that embed an ObjectMeta have it as a method.
+func (m *ObjectMeta) Meta() *ObjectMeta { return m }

@@ -11,22 +11,18 @@ import (
 	"github.com/tfgen/tfgen/pkg/kube"
 )
 
-// ConfigMapClient reads and writes ConfigMaps; *kube.Client implements it.
+// ConfigMapClient reads and writes ConfigMaps; *rest.Client implements it.
 type ConfigMapClient interface {
 	GetConfigMap(ctx context.Context, ns, name string) (*kube.ConfigMap, error)
 	UpdateConfigMap(ctx context.Context, cm *kube.ConfigMap) (*kube.ConfigMap, error)
 }
 
-// ConfigMapWatcher watches a ConfigMap; *kube.Client implements it.
+// ConfigMapWatcher watches a ConfigMap; *rest.Client implements it.
 type ConfigMapWatcher interface {
 	// WatchConfigMap sends the ConfigMap as read, then each version,
 	// retrying errors (passed to logf), until ctx ends.
 	WatchConfigMap(ctx context.Context, ns, name string, logf func(string, ...any)) <-chan *kube.ConfigMap
 }
-
-var _ ConfigMapWatcher = (*kube.Client)(nil)
-
-var _ ConfigMapClient = (*kube.Client)(nil)
 
 // writeRetry paces the retries of a write that lost a race or met a
 // transient API error, until the caller's context ends: a conflict is

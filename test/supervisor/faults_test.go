@@ -42,6 +42,7 @@ func (j *job) wrap(pod, kubeconfig, script string, env []string, flags ...string
 	w := &wrapped{j: j, pod: pod, kubeconfig: kubeconfig, socket: filepath.Join(j.T.TempDir(), "s.sock"), flags: flags}
 	w.startSidecar()
 	cmd := j.supervisor(pod, "", append(append([]string{"run", "--socket", w.socket}, flags...), "--", "sh", "-c", script)...)
+	cmd.Path = wrapBin
 	cmd.Env = append(cmd.Env, env...)
 	w.training = start(j.T, cmd)
 	return w

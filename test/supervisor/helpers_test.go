@@ -22,8 +22,10 @@ import (
 	"github.com/tfgen/tfgen/test/harness"
 )
 
-// bin is the tfsupervisor binary under test.
-var bin string
+// bin is the tfsupervisor binary under test; wrapBin its wrap-only build
+// (tag tfsupervisor_wrap), which the image installs for the training
+// container: the wrap-mode replicas' `run --socket` is wrapBin.
+var bin, wrapBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "tfsupervisor-e2e")
@@ -35,6 +37,13 @@ func TestMain(m *testing.M) {
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build tfsupervisor: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	wrapBin = bin + "-wrap"
+	build = exec.Command("go", "build", "-trimpath", "-tags", "tfsupervisor_wrap", "-o", wrapBin, "github.com/tfgen/tfgen/cmd/tfsupervisor")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build tfsupervisor (wrap): %v\n%s", err, out)
 		os.Exit(1)
 	}
 	code := controlplane.Main(m, controlplane.Options{})

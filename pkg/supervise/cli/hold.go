@@ -1,3 +1,5 @@
+//go:build !tfsupervisor_wrap
+
 package cli
 
 import (
@@ -44,17 +46,18 @@ func newHoldCmd(stderr io.Writer) *cobra.Command {
 }
 
 func (o *options) hold(ctx context.Context, stderr io.Writer) error {
+	tuneRuntime(false)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cfg, err := o.Config(podIdentity())
 	if err != nil {
 		return err
 	}
-	d, err := connect(ctx, cfg, true, stderr)
+	d, client, err := connect(ctx, cfg, true, stderr)
 	if err != nil {
 		return err
 	}
-	if d.client == nil {
+	if client == nil {
 		return errors.New("hold reads the job's status through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
 	}
 	stopKeeper := d.keep(ctx)

@@ -1,3 +1,5 @@
+//go:build !tfsupervisor_wrap
+
 package cli
 
 import (
@@ -9,11 +11,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const installLong = `Copy this executable into DIR as DIR/tfsupervisor, mode 0555. The copy
+const installLong = `Copy this executable into DIR as DIR/tfsupervisor, mode 0555; where
+tfsupervisor-wrap lies beside it (the image's wrap-only build, which runs
+tfsupervisor run alone and holds less memory), copy that instead. The copy
 is written to a temporary file in DIR and renamed into place, so a reader
 never sees half a binary. This is the init container's command:
 
   tfsupervisor install /tfgen/bin`
+
+// WrapBinary is the name of the wrap-only build (tag tfsupervisor_wrap)
+// beside the full binary in the image: what install copies for the
+// training container, whose supervisor runs only tfsupervisor run.
+const WrapBinary = "tfsupervisor-wrap"
 
 func newInstallCmd(out io.Writer) *cobra.Command {
 	return &cobra.Command{
@@ -32,11 +41,15 @@ func newInstallCmd(out io.Writer) *cobra.Command {
 	}
 }
 
-// install copies the running executable into dir atomically.
+// install copies the running executable, or the wrap-only build beside
+// it, into dir atomically.
 func install(dir string) (string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("install: find own executable: %w", err)
+	}
+	if wrap := filepath.Join(filepath.Dir(self), WrapBinary); regularFile(wrap) {
+		self = wrap
 	}
 	src, err := os.Open(self)
 	if err != nil {
@@ -68,4 +81,10 @@ func install(dir string) (string, error) {
 		return "", fmt.Errorf("install: %w", err)
 	}
 	return dst, nil
+}
+
+// regularFile reports whether path names a regular file.
+func regularFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

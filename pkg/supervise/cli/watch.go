@@ -1,3 +1,5 @@
+//go:build !tfsupervisor_wrap
+
 package cli
 
 import (
@@ -66,6 +68,7 @@ func newWatchCmd(stderr io.Writer) *cobra.Command {
 }
 
 func (o *options) watch(ctx context.Context, container string, stderr io.Writer) error {
+	tuneRuntime(false)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cfg, err := o.Config(podIdentity())
@@ -75,15 +78,15 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 	if cfg.Job.RestartScope == supervise.RestartScopeJob {
 		return errors.New("restart scope Job restarts training processes in place, which only wrap mode (tfsupervisor run) can do")
 	}
-	d, err := connect(ctx, cfg, true, stderr)
+	d, client, err := connect(ctx, cfg, true, stderr)
 	if err != nil {
 		return err
 	}
-	if d.client == nil {
+	if client == nil {
 		return errors.New("watch follows its pod through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
 	}
 	stopKeeper := d.keep(ctx)
-	pods := d.client.WatchPod(ctx, cfg.Job.Namespace, cfg.Pod, cfg.Logf)
+	pods := client.WatchPod(ctx, cfg.Job.Namespace, cfg.Pod, cfg.Logf)
 	w := &supervise.Watcher{Config: cfg, Statuses: containerStatuses(ctx, pods, container),
 		Status: d.status, Reporter: d.reporter, Previous: d.previous}
 	res := w.Run(ctx)
@@ -98,17 +101,18 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 // to the API server and the job's status back, and runs the keeper in the
 // keeper's replica.
 func (o *options) serve(ctx context.Context, stderr io.Writer) error {
+	tuneRuntime(false)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cfg, err := o.Config(podIdentity())
 	if err != nil {
 		return err
 	}
-	d, err := connect(ctx, cfg, true, stderr)
+	d, client, err := connect(ctx, cfg, true, stderr)
 	if err != nil {
 		return err
 	}
-	if d.client == nil {
+	if client == nil {
 		return errors.New("watch --socket publishes through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
 	}
 	ln, err := relay.Listen(o.socket)

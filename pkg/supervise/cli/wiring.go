@@ -1,22 +1,20 @@
+//go:build !tfsupervisor_wrap
+
 package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/kube"
+	"github.com/tfgen/tfgen/pkg/kube/rest"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
-	"github.com/tfgen/tfgen/pkg/supervise/board"
 	"github.com/tfgen/tfgen/pkg/supervise/podwatch"
-	"github.com/tfgen/tfgen/pkg/supervise/relay"
 	"github.com/tfgen/tfgen/pkg/supervise/report"
 )
 
@@ -26,44 +24,30 @@ const (
 	LabelJobRole      = "training.kubeflow.org/job-role"
 )
 
-// deps are supervise's real parts.
-type deps struct {
-	status   record.Source
-	reporter supervise.Reporter
-	previous *record.Replica // the replica's record as its pod carries it
-	client   *kube.Client    // nil when standalone or relayed
-	keeper   *supervise.Keeper
-	inPod    bool // supervising in a pod: the replica lingers when done
-}
-
 // connect wires the status, the reporter and, in the keeper's replica
 // when keep is set, the keeper: through the API server when there is
-// one, else in memory and on stderr (with a keeper of this replica
-// alone).
-func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Writer) (*deps, error) {
+// one (returned too), else in memory and on stderr (with a keeper of this
+// replica alone, and no client).
+func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Writer) (*deps, *rest.Client, error) {
 	log := &report.Log{W: stderr, Replica: cfg.Self.String()}
-	rc, err := kube.LoadConfig()
+	rc, err := rest.LoadConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if rc == nil {
-		cfg.Logf("no cluster (neither KUBERNETES_SERVICE_HOST nor KUBECONFIG is set): supervising standalone, reporting to stderr")
-		b, store := board.New(), &record.Memory{}
-		d := &deps{status: store, reporter: report.Multi{log, b.Reporter(cfg.Self)}}
-		d.keeper = &supervise.Keeper{Job: cfg.Job, Replicas: b, Store: store, Reporter: log, Logf: cfg.Logf}
-		return d, nil
+		return standalone(cfg, stderr), nil, nil
 	}
 	job := cfg.Job
 	if job.Name == "" || cfg.Pod == "" {
-		return nil, errors.New("reporting to the cluster needs --job and POD_NAME")
+		return nil, nil, errors.New("reporting to the cluster needs --job and POD_NAME")
 	}
-	client, err := kube.New(rc)
+	client, err := rest.New(rc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pod, err := ownPod(ctx, client, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	labels := map[string]string{LabelReplicaIndex: strconv.Itoa(int(cfg.Self.Index))}
 	if cfg.IsMaster() {
@@ -73,7 +57,7 @@ func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Wr
 		return &record.ConfigMap{Client: client, Watcher: client, Namespace: job.Namespace, Name: job.Name, Logf: cfg.Logf}
 	}
 	reporters := report.Multi{log, report.NewAPI(client, job.Namespace, cfg.Pod, pod.UID, labels, cfg.Logf)}
-	d := &deps{status: store(), client: client, inPod: true}
+	d := &deps{status: store(), inPod: true}
 	if rec, ok := record.ReplicaFromAnnotations(pod.Annotations); ok {
 		d.previous = &rec
 	}
@@ -89,29 +73,13 @@ func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Wr
 		}
 	}
 	d.reporter = reporters
-	return d, nil
-}
-
-// relayTimeout bounds the wait for the sidecar's socket at start (the
-// kubelet starts the sidecar first, but need not wait for it to listen).
-const relayTimeout = time.Minute
-
-// relayed wires the record and reporter through the sidecar at socket:
-// the training container's supervisor holds no API credentials.
-func relayed(ctx context.Context, cfg *supervise.Config, socket string, stderr io.Writer) (*deps, error) {
-	dctx, cancel := context.WithTimeout(ctx, relayTimeout)
-	defer cancel()
-	c, prev, err := relay.Dial(dctx, socket, cfg.Logf)
-	if err != nil {
-		return nil, err
-	}
-	return &deps{status: c, reporter: report.Multi{&report.Log{W: stderr, Replica: cfg.Self.String()}, c}, previous: prev, inPod: true}, nil
+	return d, client, nil
 }
 
 // ownPod reads the replica's pod, retrying until ctx ends (kube.DefaultRetry):
 // a busy API server refuses a thousand supervisors starting at once (429)
 // for minutes, and nothing can be done without the pod.
-func ownPod(ctx context.Context, client *kube.Client, cfg *supervise.Config) (*kube.Pod, error) {
+func ownPod(ctx context.Context, client *rest.Client, cfg *supervise.Config) (*kube.Pod, error) {
 	var pod *kube.Pod
 	err := kube.DefaultRetry.Do(ctx, func(ctx context.Context) (err error) {
 		pod, err = client.GetPod(ctx, cfg.Job.Namespace, cfg.Pod)
@@ -130,7 +98,7 @@ func ownPod(ctx context.Context, client *kube.Client, cfg *supervise.Config) (*k
 // statefulSets scales the job's StatefulSets, J-<type>, through their
 // scale subresource.
 type statefulSets struct {
-	client  *kube.Client
+	client  *rest.Client
 	ns, job string
 }
 
@@ -144,77 +112,20 @@ func (s statefulSets) Scale(ctx context.Context, t string, n int32) error {
 	return nil
 }
 
-// keep runs the keeper, if there is one, until the returned stop is
-// called; stop waits for its last write.
-func (d *deps) keep(ctx context.Context) (stop func()) {
-	if d.keeper == nil {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		d.keeper.Run(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
-}
+// The API client is what the record, the reports and the keeper's pod
+// watches take.
+var (
+	_ record.ConfigMapClient  = (*rest.Client)(nil)
+	_ record.ConfigMapWatcher = (*rest.Client)(nil)
+	_ report.PodClient        = (*rest.Client)(nil)
+)
 
-// clusterEnvFits checks, before anything runs, that the job's layout as
-// rendered gives this replica a cluster environment (TF_CONFIG, say) the
-// kernel takes; a replica past the rendered count (a resize made it) is
-// checked as the last. The supervisor builds it again at each start, from
-// the layout as the job's status then has it.
-func clusterEnvFits(cfg *supervise.Config) error {
-	l := cfg.Job.Layout
-	r, ok := l.Role(cfg.Self.Type)
-	if !ok {
-		return nil
+// wire connects run: through the sidecar at --socket, else (no sidecar)
+// through the API server itself, or standalone.
+func (o *options) wire(ctx context.Context, cfg *supervise.Config, stderr io.Writer) (*deps, error) {
+	if o.socket != "" {
+		return relayed(ctx, cfg, o.socket, stderr)
 	}
-	_, err := l.Scaled(map[string]int32{r.Type: max(r.Replicas, cfg.Self.Index+1)}).Env(cfg.Self.Type, cfg.Self.Index, cfg.Job.Namespace)
-	return err
-}
-
-// MaxTerminationMessage is what the kubelet keeps of a container's
-// termination message.
-const MaxTerminationMessage = 4096
-
-// DefaultTerminationLog is the kubelet's default terminationMessagePath.
-const DefaultTerminationLog = "/dev/termination-log"
-
-// writeTermination writes r as one JSON line to path, once. It writes a
-// temporary file and renames it into place; where that cannot work (the
-// kubelet bind-mounts /dev/termination-log, and a mount point cannot be
-// replaced) it writes the line with a single write. The default path is
-// only written when it exists, i.e. in a container.
-func writeTermination(path string, r supervise.Result) error {
-	if path == "" {
-		return nil
-	}
-	if _, err := os.Stat(path); path == DefaultTerminationLog && err != nil {
-		return nil
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	if len(b)+1 > MaxTerminationMessage {
-		r.Reason = r.Reason[:max(0, len(r.Reason)-(len(b)+1-MaxTerminationMessage))]
-		b, _ = json.Marshal(r)
-	}
-	b = append(b, '\n')
-	if tmp, err := os.CreateTemp(filepath.Dir(path), ".termination-*"); err == nil {
-		_, werr := tmp.Write(b)
-		cerr := tmp.Close()
-		if werr == nil && cerr == nil && os.Rename(tmp.Name(), path) == nil {
-			return nil
-		}
-		os.Remove(tmp.Name())
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("write termination message: %w", err)
-	}
-	return nil
+	d, _, err := connect(ctx, cfg, true, stderr)
+	return d, err
 }

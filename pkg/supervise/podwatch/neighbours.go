@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/kube"
+	"github.com/tfgen/tfgen/pkg/kube/rest"
 	"github.com/tfgen/tfgen/pkg/supervise"
 )
 
@@ -17,12 +18,12 @@ const (
 	AnnotationElasticMinimum = "tfgen.io/elastic-min-workers"
 )
 
-// PodsClient watches pods whole; *kube.Client has it.
+// PodsClient watches pods whole; *rest.Client has it.
 type PodsClient interface {
 	WatchPods(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan kube.PodEvent
 }
 
-var _ PodsClient = (*kube.Client)(nil)
+var _ PodsClient = (*rest.Client)(nil)
 
 // Neighbours follows the pods of the elastic jobs of a namespace (label
 // tfgen.io/elastic=dragon); it implements supervise.Neighbourhood.

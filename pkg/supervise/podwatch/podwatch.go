@@ -11,6 +11,7 @@ import (
 
 	"github.com/tfgen/tfgen/pkg/cluster"
 	"github.com/tfgen/tfgen/pkg/kube"
+	"github.com/tfgen/tfgen/pkg/kube/rest"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
 )
@@ -21,12 +22,12 @@ const (
 	LabelReplicaType = "training.kubeflow.org/replica-type"
 )
 
-// Client watches pods' metadata; *kube.Client has it.
+// Client watches pods' metadata; *rest.Client has it.
 type Client interface {
 	WatchPodMetadata(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan kube.PodEvent
 }
 
-var _ Client = (*kube.Client)(nil)
+var _ Client = (*rest.Client)(nil)
 
 // Feed follows the pods of one job; it implements supervise.ReplicaFeed.
 type Feed struct {

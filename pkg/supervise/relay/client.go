@@ -78,7 +78,7 @@ func (c *Client) dialOnce(ctx context.Context) (net.Conn, *hello, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	r := bufio.NewReaderSize(conn, 64<<10)
+	r := bufio.NewReaderSize(conn, lineBuffer)
 	line, err := r.ReadBytes('\n')
 	var m message
 	if err == nil {
@@ -106,7 +106,7 @@ func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
 // connects again.
 func (c *Client) read(conn net.Conn) {
 	sc := bufio.NewScanner(conn)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc.Buffer(make([]byte, 0, lineBuffer), maxLine)
 	for sc.Scan() {
 		var m message
 		if json.Unmarshal(sc.Bytes(), &m) != nil {

@@ -145,7 +145,7 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 		}
 	}()
 	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	sc.Buffer(make([]byte, 0, lineBuffer), maxLine)
 	for sc.Scan() {
 		var m message
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {

@@ -39,3 +39,8 @@ type hello struct {
 // maxLine bounds one line: a job's status with its bounded lists, or a
 // report, is far smaller.
 const maxLine = 4 << 20
+
+// lineBuffer is where reading a line starts: a report or a small job's
+// status fits; a longer line grows the buffer, up to maxLine. Each
+// connection holds it on both sides for its whole life.
+const lineBuffer = 4 << 10

@@ -14,13 +14,11 @@ import (
 // ReportingController names tfsupervisor in the Events it emits.
 const ReportingController = "tfgen.io/tfsupervisor"
 
-// PodClient is what API needs from the API server; *kube.Client has it.
+// PodClient is what API needs from the API server; *rest.Client has it.
 type PodClient interface {
 	PatchPodMetadata(ctx context.Context, ns, name string, labels, annotations map[string]*string) (*kube.Pod, error)
 	CreateEvent(ctx context.Context, ev *kube.Event) error
 }
-
-var _ PodClient = (*kube.Client)(nil)
 
 // API publishes reports on the replica's pod, in order, from a goroutine
 // of its own, so that reporting never delays a restart. Flush waits for

@@ -1,4 +1,4 @@
-package kube
+package rest
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tfgen/tfgen/pkg/kube"
 )
 
 // server is a tiny API server: it records requests and answers from a
@@ -68,7 +70,7 @@ func TestConfigMapConflict(t *testing.T) {
 		t.Fatalf("GetConfigMap = %+v, %v", cm, err)
 	}
 	cm.Data["status.json"] = "{}"
-	if _, err := c.UpdateConfigMap(context.Background(), cm); !IsConflict(err) {
+	if _, err := c.UpdateConfigMap(context.Background(), cm); !kube.IsConflict(err) {
 		t.Errorf("UpdateConfigMap error %v, want a Conflict", err)
 	}
 	put := s.requests[1]
@@ -94,7 +96,7 @@ func TestScaleAndPatch(t *testing.T) {
 	if err != nil || p.UID != "u1" {
 		t.Fatalf("PatchPodMetadata = %+v, %v", p, err)
 	}
-	if err := c.CreateEvent(ctx, &Event{ObjectMeta: ObjectMeta{Name: "e", Namespace: "ns"}, Reason: "JobSucceeded", EventTime: "2026-01-02T03:04:05.000000Z"}); err != nil {
+	if err := c.CreateEvent(ctx, &kube.Event{ObjectMeta: kube.ObjectMeta{Name: "e", Namespace: "ns"}, Reason: "JobSucceeded", EventTime: "2026-01-02T03:04:05.000000Z"}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -110,7 +112,7 @@ func TestScaleAndPatch(t *testing.T) {
 		!strings.Contains(s.requests[2], `"apiVersion":"events.k8s.io/v1","kind":"Event"`) {
 		t.Errorf("event: %s", s.requests[2])
 	}
-	if err := c.ScaleStatefulSet(ctx, "ns", "j-missing", 0); !IsNotFound(err) || !IsPermanent(err) {
+	if err := c.ScaleStatefulSet(ctx, "ns", "j-missing", 0); !kube.IsNotFound(err) || !kube.IsPermanent(err) {
 		t.Errorf("scale of a missing StatefulSet: %v", err)
 	}
 }
@@ -172,7 +174,7 @@ func TestWatchPod(t *testing.T) {
 // it is retried, while a 404 or 422 is not.
 func TestUnauthorizedIsRetried(t *testing.T) {
 	for code, permanent := range map[int]bool{401: false, 403: false, 429: false, 500: false, 504: false, 400: true, 404: true, 422: true} {
-		if got := IsPermanent(&APIError{Code: code}); got != permanent {
+		if got := kube.IsPermanent(&kube.APIError{Code: code}); got != permanent {
 			t.Errorf("IsPermanent(%d) = %v, want %v", code, got, permanent)
 		}
 	}

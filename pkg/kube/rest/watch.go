@@ -1,4 +1,4 @@
-package kube
+package rest
 
 import (
 	"context"
@@ -10,41 +10,32 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/tfgen/tfgen/pkg/kube"
 )
 
 // watchTimeout is how long the server keeps one watch open; the client
 // then watches again from the last resourceVersion seen.
 const watchTimeout = 5 * time.Minute
 
-// Watch event types.
-const (
-	Added    = "ADDED"
-	Modified = "MODIFIED"
-	Deleted  = "DELETED"
-	// Synced is no API event: it carries every object of a fresh list.
-	Synced = "SYNCED"
-)
-
 // metaObject is an object whose metadata a watch reads.
 type metaObject interface {
-	meta() *ObjectMeta
+	Meta() *kube.ObjectMeta
 }
-
-func (m *ObjectMeta) meta() *ObjectMeta { return m }
 
 // WatchPod follows pod ns/name: it sends the pod as first seen, then every
 // version the API reports, until ctx is done, when it closes the channel.
 // Errors (API unreachable, watch expired) are passed to logf and followed
 // by a new watch after a wait (DefaultRetry), so a caller only ever sees
 // pods.
-func (c *Client) WatchPod(ctx context.Context, ns, name string, logf func(string, ...any)) <-chan *Pod {
-	return watchNamed(ctx, c, ns, "pods", name, logf, func() *Pod { return &Pod{} })
+func (c *Client) WatchPod(ctx context.Context, ns, name string, logf func(string, ...any)) <-chan *kube.Pod {
+	return watchNamed(ctx, c, ns, "pods", name, logf, func() *kube.Pod { return &kube.Pod{} })
 }
 
 // WatchConfigMap follows ConfigMap ns/name as WatchPod follows a pod; one
 // that does not exist yet is sent once it does.
-func (c *Client) WatchConfigMap(ctx context.Context, ns, name string, logf func(string, ...any)) <-chan *ConfigMap {
-	return watchNamed(ctx, c, ns, "configmaps", name, logf, func() *ConfigMap { return &ConfigMap{} })
+func (c *Client) WatchConfigMap(ctx context.Context, ns, name string, logf func(string, ...any)) <-chan *kube.ConfigMap {
+	return watchNamed(ctx, c, ns, "configmaps", name, logf, func() *kube.ConfigMap { return &kube.ConfigMap{} })
 }
 
 // watchNamed follows one object of a core resource by name: one watch
@@ -59,7 +50,7 @@ func watchNamed[T metaObject](ctx context.Context, c *Client, ns, resource, name
 		q := url.Values{"fieldSelector": {"metadata.name=" + name}}
 		retrying(ctx, logf, "watch "+resource+" "+ns+"/"+name, func() error {
 			return c.watchFrom(ctx, corePath(ns, resource), q, ContentJSON, "0", func(typ string, raw json.RawMessage) error {
-				if typ != Added && typ != Modified {
+				if typ != kube.Added && typ != kube.Modified {
 					return nil
 				}
 				obj := fresh()
@@ -76,16 +67,6 @@ func watchNamed[T metaObject](ctx context.Context, c *Client, ns, resource, name
 	return out
 }
 
-// PodEvent is one change of the pods a WatchPodMetadata follows.
-type PodEvent struct {
-	// Type is Added, Modified, Deleted, or Synced after each (re)list.
-	Type string
-	// Pod added, modified or deleted (metadata only).
-	Pod *Pod
-	// Pods, with Synced: every pod of the list, replacing what came before.
-	Pods []*Pod
-}
-
 // Accept headers of metadata-only reads (what client-go's metadata
 // informers ask for): the server sends PartialObjectMetadata, without spec
 // or status.
@@ -98,18 +79,18 @@ const (
 // labelSelector: a Synced event with every pod first and again after each
 // re-list (an expired watch, an error), then each change, until ctx is
 // done, when it closes the channel. Errors are passed to logf and retried.
-func (c *Client) WatchPodMetadata(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan PodEvent {
+func (c *Client) WatchPodMetadata(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan kube.PodEvent {
 	return c.watchPods(ctx, ns, labelSelector, acceptMetadataList, acceptMetadata, logf)
 }
 
 // WatchPods follows the pods of ns that match labelSelector, whole (Pod's
 // part of them), as WatchPodMetadata follows their metadata.
-func (c *Client) WatchPods(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan PodEvent {
+func (c *Client) WatchPods(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan kube.PodEvent {
 	return c.watchPods(ctx, ns, labelSelector, ContentJSON, ContentJSON, logf)
 }
 
-func (c *Client) watchPods(ctx context.Context, ns, labelSelector, acceptList, acceptWatch string, logf func(string, ...any)) <-chan PodEvent {
-	out := make(chan PodEvent, 64)
+func (c *Client) watchPods(ctx context.Context, ns, labelSelector, acceptList, acceptWatch string, logf func(string, ...any)) <-chan kube.PodEvent {
+	out := make(chan kube.PodEvent, 64)
 	go func() {
 		defer close(out)
 		retrying(ctx, logf, "watch pods "+ns+" "+labelSelector, func() error {
@@ -119,26 +100,26 @@ func (c *Client) watchPods(ctx context.Context, ns, labelSelector, acceptList, a
 				return fmt.Errorf("list pods: %w", err)
 			}
 			var list struct {
-				Metadata ObjectMeta `json:"metadata"`
-				Items    []*Pod     `json:"items"`
+				Metadata kube.ObjectMeta `json:"metadata"`
+				Items    []*kube.Pod     `json:"items"`
 			}
 			err = json.NewDecoder(resp.Body).Decode(&list)
 			resp.Body.Close()
 			if err != nil {
 				return fmt.Errorf("list pods: decode the answer: %w", err)
 			}
-			if !send(ctx, out, PodEvent{Type: Synced, Pods: list.Items}) {
+			if !send(ctx, out, kube.PodEvent{Type: kube.Synced, Pods: list.Items}) {
 				return ctx.Err()
 			}
 			return c.watchFrom(ctx, corePath(ns, "pods"), q, acceptWatch, list.Metadata.ResourceVersion, func(typ string, raw json.RawMessage) error {
-				if typ != Added && typ != Modified && typ != Deleted {
+				if typ != kube.Added && typ != kube.Modified && typ != kube.Deleted {
 					return nil
 				}
-				p := &Pod{}
+				p := &kube.Pod{}
 				if err := json.Unmarshal(raw, p); err != nil {
 					return fmt.Errorf("watch event: %w", err)
 				}
-				if !send(ctx, out, PodEvent{Type: typ, Pod: p}) {
+				if !send(ctx, out, kube.PodEvent{Type: typ, Pod: p}) {
 					return ctx.Err()
 				}
 				return nil
@@ -158,10 +139,10 @@ func retrying(ctx context.Context, logf func(string, ...any), what string, attem
 		if ctx.Err() != nil {
 			return
 		}
-		if time.Since(began) > DefaultRetry.Max {
+		if time.Since(began) > kube.DefaultRetry.Max {
 			n = 1
 		}
-		wait := DefaultRetry.Delay(n, err)
+		wait := kube.DefaultRetry.Delay(n, err)
 		logf("%s: %v; again in %v", what, err, wait.Round(time.Millisecond))
 		t := time.NewTimer(wait)
 		select {
@@ -221,7 +202,7 @@ func readWatch(body io.Reader, rv string, handle func(typ string, raw json.RawMe
 			return rv, fmt.Errorf("watch: %s (%d)", st.Message, st.Code)
 		}
 		var m struct {
-			Metadata ObjectMeta `json:"metadata"`
+			Metadata kube.ObjectMeta `json:"metadata"`
 		}
 		if err := json.Unmarshal(ev.Object, &m); err == nil && m.Metadata.ResourceVersion != "" {
 			rv = m.Metadata.ResourceVersion

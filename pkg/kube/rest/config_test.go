@@ -1,4 +1,4 @@
-package kube
+package rest
 
 import (
 	"encoding/base64"

@@ -1,4 +1,4 @@
-package kube
+package rest
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/tfgen/tfgen/pkg/kube"
 )
 
 func corePath(ns, resource string, name ...string) string {
@@ -25,32 +27,32 @@ func groupPath(gv, ns, resource string, name ...string) string {
 }
 
 // GetConfigMap reads ConfigMap ns/name.
-func (c *Client) GetConfigMap(ctx context.Context, ns, name string) (*ConfigMap, error) {
-	cm := &ConfigMap{}
+func (c *Client) GetConfigMap(ctx context.Context, ns, name string) (*kube.ConfigMap, error) {
+	cm := &kube.ConfigMap{}
 	return cm, c.do(ctx, "get configmap "+ns+"/"+name, http.MethodGet, corePath(ns, "configmaps", name), "", nil, cm)
 }
 
 // UpdateConfigMap writes cm back (PUT). The write fails with a Conflict
 // when cm.ResourceVersion is no longer current.
-func (c *Client) UpdateConfigMap(ctx context.Context, cm *ConfigMap) (*ConfigMap, error) {
+func (c *Client) UpdateConfigMap(ctx context.Context, cm *kube.ConfigMap) (*kube.ConfigMap, error) {
 	what := "update configmap " + cm.Namespace + "/" + cm.Name
 	body, err := json.Marshal(cm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	out := &ConfigMap{}
+	out := &kube.ConfigMap{}
 	return out, c.do(ctx, what, http.MethodPut, corePath(cm.Namespace, "configmaps", cm.Name), ContentJSON, body, out)
 }
 
 // GetPod reads pod ns/name.
-func (c *Client) GetPod(ctx context.Context, ns, name string) (*Pod, error) {
-	p := &Pod{}
+func (c *Client) GetPod(ctx context.Context, ns, name string) (*kube.Pod, error) {
+	p := &kube.Pod{}
 	return p, c.do(ctx, "get pod "+ns+"/"+name, http.MethodGet, corePath(ns, "pods", name), "", nil, p)
 }
 
 // PatchPodMetadata merges labels and annotations into pod ns/name's
 // metadata (a JSON merge patch; a nil value removes a key).
-func (c *Client) PatchPodMetadata(ctx context.Context, ns, name string, labels, annotations map[string]*string) (*Pod, error) {
+func (c *Client) PatchPodMetadata(ctx context.Context, ns, name string, labels, annotations map[string]*string) (*kube.Pod, error) {
 	what := "patch pod " + ns + "/" + name
 	meta := map[string]any{}
 	if len(labels) > 0 {
@@ -63,7 +65,7 @@ func (c *Client) PatchPodMetadata(ctx context.Context, ns, name string, labels, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	p := &Pod{}
+	p := &kube.Pod{}
 	return p, c.do(ctx, what, http.MethodPatch, corePath(ns, "pods", name), ContentMergePatch, body, p)
 }
 
@@ -75,7 +77,7 @@ func (c *Client) ScaleStatefulSet(ctx context.Context, ns, name string, replicas
 }
 
 // CreateEvent creates an events.k8s.io/v1 Event in its namespace.
-func (c *Client) CreateEvent(ctx context.Context, ev *Event) error {
+func (c *Client) CreateEvent(ctx context.Context, ev *kube.Event) error {
 	what := "create event " + ev.Reason
 	ev.APIVersion, ev.Kind = "events.k8s.io/v1", "Event"
 	body, err := json.Marshal(ev)
