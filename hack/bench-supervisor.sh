@@ -57,17 +57,15 @@ printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..54})" "$(printf -- '-%.0s' {1.
 row "binary size (stripped, static)" "$(metric BinarySize MB)" MB 12
 row "resident memory supervising (VmHWM, standalone)" "$(metric Memory MB-hwm)" MB 20
 row "resident memory supervising (VmRSS, API client)" "$(metric ChiefExitToTeardown MB-rss-api)" MB 20
-row "wrap-mode pod, keeper's: both supervisors (VmRSS)" "$(metric PodMemory/text=released MB-rss-pod-keeper)" MB 12
-row "  run --socket (wrap-only build)" "$(metric PodMemory/text=released MB-rss-wrap-keeper)" MB -
-row "  watch --socket (native sidecar, keeper)" "$(metric PodMemory/text=released MB-rss-sidecar-keeper)" MB -
-row "  both: peak (VmHWM)" "$(metric PodMemory/text=released MB-hwm-pod-keeper)" MB -
-row "  both: anonymous (heap, stacks, runtime)" "$(metric PodMemory/text=released MB-anon-pod-keeper)" MB -
-row "  both: file pages (the binaries' text and data)" "$(metric PodMemory/text=released MB-file-pod-keeper)" MB -
-row "  the same, binaries kept mapped (TFSUPERVISOR_KEEP_TEXT)" "$(metric PodMemory/text=kept MB-rss-pod-keeper)" MB -
-row "  CPU time of both, start and 5 s quiet" "$(metric PodMemory/text=released ms-cpu-pod-keeper)" ms -
-row "wrap-mode pod, a worker's: both supervisors (VmRSS)" "$(metric PodMemory/text=released MB-rss-pod-worker)" MB 12
-row "  watch --socket (native sidecar)" "$(metric PodMemory/text=released MB-rss-sidecar-worker)" MB -
-row "  the same, binaries kept mapped (TFSUPERVISOR_KEEP_TEXT)" "$(metric PodMemory/text=kept MB-rss-pod-worker)" MB -
+row "wrap-mode pod, keeper's: both supervisors (VmRSS)" "$(metric PodMemory MB-rss-pod-keeper)" MB 12
+row "  run --socket (wrap-only build)" "$(metric PodMemory MB-rss-wrap-keeper)" MB -
+row "  watch --socket (native sidecar, keeper)" "$(metric PodMemory MB-rss-sidecar-keeper)" MB -
+row "  both: peak (VmHWM)" "$(metric PodMemory MB-hwm-pod-keeper)" MB -
+row "  both: anonymous (heap, stacks, runtime)" "$(metric PodMemory MB-anon-pod-keeper)" MB -
+row "  both: file pages (the binaries' text and data)" "$(metric PodMemory MB-file-pod-keeper)" MB -
+row "  CPU time of both, start and 5 s quiet" "$(metric PodMemory ms-cpu-pod-keeper)" ms -
+row "wrap-mode pod, a worker's: both supervisors (VmRSS)" "$(metric PodMemory MB-rss-pod-worker)" MB 12
+row "  watch --socket (native sidecar)" "$(metric PodMemory MB-rss-sidecar-worker)" MB -
 row "time added before the child starts (median)" "$(metric StartOverhead ms-before-start)" ms 5
 row "  start and exit together (median)" "$(metric StartOverhead ms-around)" ms -
 row "child exit -> restarted child, zero backoff (median)" "$(metric Restart ms/restart)" ms 10
@@ -102,3 +100,4 @@ echo "(s beyond training: from starting N supervisors to the job's end in its st
 echo " bound by this machine's $(nproc) cores, which run every supervisor and the API server. s after last trains: from"
 echo " the last training process's end to the job's end in its status. stop all: from the chief's exit to the last"
 echo " of N workers' training processes stopped, no pod deleted.)"
+

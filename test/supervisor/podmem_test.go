@@ -27,26 +27,15 @@ import (
 // data as mapped), from /proc/PID/status; and the CPU time the pod's
 // supervisors used from their start to then (ms-cpu-pod, from
 // each thread's /proc/PID/task/TID/schedstat). Each figure is the largest of the runs.
-//
-// Sub-benchmark text=released is tfsupervisor as it runs; text=kept sets
-// TFSUPERVISOR_KEEP_TEXT=1, so that its binary's pages stay mapped (see
-// cli.TuneRuntime).
+
 func BenchmarkPodMemory(b *testing.B) {
-	for _, text := range []string{"released", "kept"} {
-		b.Run("text="+text, func(b *testing.B) {
-			var env []string
-			if text == "kept" {
-				env = []string{"TFSUPERVISOR_KEEP_TEXT=1"}
-			}
-			var keeper, plain podMem
-			for b.Loop() {
-				k, p := podMemory(b, env)
-				keeper, plain = keeper.max(k), plain.max(p)
-			}
-			keeper.report(b, "keeper")
-			plain.report(b, "worker")
-		})
+	var keeper, plain podMem
+	for b.Loop() {
+		k, p := podMemory(b, nil)
+		keeper, plain = keeper.max(k), plain.max(p)
 	}
+	keeper.report(b, "keeper")
+	plain.report(b, "worker")
 }
 
 // podMemSettle is how long the pods are left alone before they are
