@@ -14,6 +14,11 @@
 #
 # Times are wall-clock on a machine the whole cluster shares: run it on a
 # quiet one. The API server's CPU is what stays shared in a real cluster.
+# Memory: each pod's peak resident set (its processes together, sampled
+# every second), the supervisors' alone, and the supervisors' at the
+# sample where they held the most on the node, per pod running then, as
+# resident (RSS) and proportional (PSS: a page several processes map, such
+# as a shared binary's, divided among them) set size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${TFGEN_BIN:-$PWD/bin}
@@ -52,15 +57,16 @@ function exact(g,   i) { for (i = 1; i <= runs[g]; i++) if (val[g, i, "exact"] !
 	for (k in rec) delete rec[k]
 }
 END {
-	print "| N | system | runs | apply → Succeeded | exact | released | gone after delete | API CPU to Succeeded | API CPU, whole life | per replica | requests | writes | 409 | 429 | 5xx | pods CPU | pods RSS/pod | supervisors/pod | all started | operator CPU |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	print "| N | system | runs | apply → Succeeded | exact | released | gone after delete | API CPU to Succeeded | API CPU, whole life | per replica | requests | writes | 409 | 429 | 5xx | pods CPU | pods RSS/pod | supervisors RSS/pod | at the node peak: RSS / PSS per pod | all started | operator CPU |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (o = 1; o <= groups; o++) {
 		g = order[o]; split(g, p, SUBSEP)
-		printf "| %s | %s | %d | %s s | %s | %s s | %s s | %s s | %s s | %s ms | %s | %s | %s | %s | %s | %s s | %s MB | %s MB | %s s | %s s |\n",
+		printf "| %s | %s | %d | %s s | %s | %s s | %s s | %s s | %s s | %s ms | %s | %s | %s | %s | %s | %s s | %s MB | %s MB | %s / %s MB | %s s | %s s |\n",
 			p[1], p[2], runs[g], span(g, "succeeded", "%.1f"), exact(g), span(g, "released", "%.1f"), span(g, "gone", "%.1f"),
 			span(g, "api_cpu_succeeded", "%.1f"), span(g, "api_cpu", "%.1f"), sprintf("%.0f", mean(g, "api_cpu") * 1000 / p[1]),
 			span(g, "requests", "%d"), span(g, "writes", "%d"), span(g, "409", "%d"), span(g, "429", "%d"), span(g, "5xx", "%d"),
 			span(g, "pods_cpu", "%.1f"), span(g, "rss_per_pod_mb", "%.1f"), span(g, "supervisors_per_pod_mb", "%.1f"),
+			span(g, "supervisors_rss_at_peak_mb", "%.1f"), span(g, "supervisors_pss_at_peak_mb", "%.1f"),
 			span(g, "started", "%.1f"), span(g, "operator_cpu", "%.1f")
 	}
 	print ""

@@ -250,11 +250,18 @@ func (r result) line() string {
 		}
 		return strconv.FormatFloat(float64(b)/float64(r.pods.Pods)/(1<<20), 'f', 1, 64)
 	}
+	atPeak := func(b int64) string {
+		if r.pods.Peak.Pods == 0 {
+			return "0"
+		}
+		return strconv.FormatFloat(float64(b)/float64(r.pods.Peak.Pods)/(1<<20), 'f', 1, 64)
+	}
 	return fmt.Sprintf("anchor system=%s n=%d succeeded=%s exact=%t released=%s gone=%s api_cpu_succeeded=%s api_cpu=%s "+
-		"requests=%d writes=%d 409=%d 429=%d 5xx=%d pods_cpu=%s rss_per_pod_mb=%s supervisors_per_pod_mb=%s started=%s operator_cpu=%s",
+		"requests=%d writes=%d 409=%d 429=%d 5xx=%d pods_cpu=%s rss_per_pod_mb=%s supervisors_per_pod_mb=%s "+
+		"supervisors_rss_at_peak_mb=%s supervisors_pss_at_peak_mb=%s started=%s operator_cpu=%s",
 		r.system, r.n, secs(r.succeeded), r.exact, secs(r.released), secs(r.gone), secs(r.apiToSucceeded), secs(r.apiLife),
 		r.requests, r.writes, r.conflicts, r.throttled, r.fails, secs(r.pods.CPU), mb(r.pods.RSS), mb(r.pods.Named),
-		secs(r.started), secs(r.operatorCPU))
+		atPeak(r.pods.Peak.RSS), atPeak(r.pods.Peak.PSS), secs(r.started), secs(r.operatorCPU))
 }
 
 func BenchmarkAnchor(b *testing.B) {

@@ -25,6 +25,14 @@ type Usage struct {
 	// LastStart is when the last container that is not an init container
 	// started.
 	LastStart time.Time
+	// Peak is the sample at which the processes called Config.UsageName
+	// held the most memory together: how many pods ran them then, and
+	// their resident and proportional set sizes (Pss divides a page that
+	// several processes map, such as a binary's, among them), in bytes.
+	Peak struct {
+		Pods     int
+		RSS, PSS int64
+	}
 }
 
 // UsageInterval is how often Config.MeasureUsage samples the pods' memory.
@@ -40,6 +48,10 @@ type usage struct {
 	peakNamed map[types.UID]int64
 	cpu       time.Duration
 	lastStart time.Time
+	node      struct { // the sample where the named processes held the most
+		pods     int
+		rss, pss int64
+	}
 }
 
 func newUsage() *usage {
@@ -82,6 +94,8 @@ func (u *usage) sample(name string) {
 		return
 	}
 	rss, named := map[types.UID]int64{}, map[types.UID]int64{}
+	namedPods := map[types.UID]bool{}
+	var namedRSS, namedPSS int64
 	page := int64(os.Getpagesize())
 	forEachProcess(func(pid, sid int, comm string) {
 		pod, ok := sessions[sid]
@@ -100,6 +114,9 @@ func (u *usage) sample(name string) {
 		rss[pod] += pages * page
 		if comm == name {
 			named[pod] += pages * page
+			namedPods[pod] = true
+			namedRSS += pages * page
+			namedPSS += pss(pid)
 		}
 	})
 	u.mu.Lock()
@@ -108,12 +125,31 @@ func (u *usage) sample(name string) {
 		u.peak[pod] = max(u.peak[pod], n)
 		u.peakNamed[pod] = max(u.peakNamed[pod], named[pod])
 	}
+	if namedRSS > u.node.rss {
+		u.node.pods, u.node.rss, u.node.pss = len(namedPods), namedRSS, namedPSS
+	}
+}
+
+// pss reads a process's proportional set size in bytes (smaps_rollup).
+func pss(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(b) {
+		if rest, ok := bytes.CutPrefix(line, []byte("Pss:")); ok {
+			kb, _ := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 func (u *usage) get() Usage {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	out := Usage{Pods: len(u.peak), CPU: u.cpu, LastStart: u.lastStart}
+	out.Peak.Pods, out.Peak.RSS, out.Peak.PSS = u.node.pods, u.node.rss, u.node.pss
 	for pod, n := range u.peak {
 		out.RSS += n
 		out.Named += u.peakNamed[pod]
