@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -274,6 +275,14 @@ func BenchmarkAnchor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The image's wrap-only build, which install copies for the training
+	// container and an image volume shows it.
+	wrap := filepath.Join(scratch, "bin", "tfsupervisor-wrap")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-tags", "tfsupervisor_wrap", "-o", wrap, "github.com/tfgen/tfgen/cmd/tfsupervisor")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build the wrap-only tfsupervisor: %v\n%s", err, out)
+	}
 	kubectl, err := harness.FindKubectl(filepath.Join(scratch, "kube-cache"))
 	if err != nil {
 		b.Fatal(err)
@@ -282,7 +291,7 @@ func BenchmarkAnchor(b *testing.B) {
 		for _, sys := range strings.Split(env("TFGEN_ANCHOR_SYSTEMS", "kubeflow,tfgen"), ",") {
 			b.Run(fmt.Sprintf("%s/N=%d", sys, n), func(b *testing.B) {
 				for range b.N {
-					r := run(b, sys, n, runEnv{supervisor: supervisor, kubectl: kubectl, scratch: b.TempDir()})
+					r := run(b, sys, n, runEnv{supervisor: supervisor, wrap: wrap, kubectl: kubectl, scratch: b.TempDir()})
 					fmt.Println(r.line())
 				}
 			})
@@ -291,7 +300,7 @@ func BenchmarkAnchor(b *testing.B) {
 }
 
 type runEnv struct {
-	supervisor string
+	supervisor, wrap string
 	kubectl    harness.Kubectl
 	scratch    string
 }
@@ -309,7 +318,7 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		RestConfig: cp.RestConfig(),
 		Dir:        filepath.Join(e.scratch, "node"),
 		Images: map[string]nodeagent.Image{
-			"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": e.supervisor}},
+			"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": e.supervisor, "/tfsupervisor-wrap": e.wrap}},
 			shellImage:                   {},
 		},
 		Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1000"), corev1.ResourceMemory: resource.MustParse("1Ti"),

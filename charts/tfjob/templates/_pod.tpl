@@ -156,7 +156,7 @@ user's fields with toJson, tfgen's as literals.
        where tfsupervisor watch reads it into the replica's record. */}}
 {{- if not (hasKey $c "terminationMessagePolicy") }},"terminationMessagePolicy":"FallbackToLogsOnError"{{ end }},{{ omit $c "env" "volumeMounts" "restartPolicy" "restartPolicyRules" | toJson | trimPrefix "{" }}
 {{- else -}}
-{"env":[{{ $envText }}],"volumeMounts":[{{ $mountText }},{"mountPath":"/tfgen/run","name":"tfgen-run"}],"command":["/tfgen/bin/tfsupervisor","run",{{ $flags }},"--socket","{{ $socket }}","--",{{ toJson $c.command | trimPrefix "[" }},{{ omit $c "env" "volumeMounts" "command" | toJson | trimPrefix "{" }}
+{"env":[{{ $envText }}],"volumeMounts":[{{ $mountText }},{"mountPath":"/tfgen/run","name":"tfgen-run"}],"command":[{{ ternary `"/tfgen/bin/tfsupervisor"` `"/tfgen/bin/tfsupervisor-wrap"` $copy }},"run",{{ $flags }},"--socket","{{ $socket }}","--",{{ toJson $c.command | trimPrefix "[" }},{{ omit $c "env" "volumeMounts" "command" | toJson | trimPrefix "{" }}
 {{- end }}
 {{- else if or $gpuEnv $gpuMounts -}}
 {"env":[{{ with $env }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end }}{{ if $env }}{{ $gpuEnv }}{{ else }}{{ trimPrefix "," $gpuEnv }}{{ end }}],"volumeMounts":[{{ with $mounts }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end }}{{ if $mounts }}{{ $gpuMounts }}{{ else }}{{ trimPrefix "," $gpuMounts }}{{ end }}],{{ omit $c "env" "volumeMounts" | toJson | trimPrefix "{" }}
