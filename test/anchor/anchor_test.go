@@ -301,8 +301,8 @@ func BenchmarkAnchor(b *testing.B) {
 
 type runEnv struct {
 	supervisor, wrap string
-	kubectl    harness.Kubectl
-	scratch    string
+	kubectl          harness.Kubectl
+	scratch          string
 }
 
 // run runs the job once through sys on a fresh control plane and node.

@@ -53,7 +53,8 @@ type Config struct {
 	// Logf, when set, logs what the agent does.
 	Logf func(format string, args ...any)
 	// MeasureUsage samples the pods' memory for Usage every UsageInterval;
-	// UsageName names the processes whose memory Usage also gives alone.
+	// UsageName names the processes whose memory Usage also gives alone
+	// (those whose name begins with it).
 	MeasureUsage bool
 	UsageName    string
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -112,7 +113,7 @@ func (u *usage) sample(name string) {
 		}
 		pages, _ := strconv.ParseInt(string(f[1]), 10, 64)
 		rss[pod] += pages * page
-		if comm == name {
+		if name != "" && strings.HasPrefix(comm, name) {
 			named[pod] += pages * page
 			namedPods[pod] = true
 			namedRSS += pages * page
