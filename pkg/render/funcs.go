@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"text/template"
 
@@ -49,7 +50,36 @@ func funcMap() template.FuncMap {
 	for name, fn := range helm {
 		f[name] = fn
 	}
+	f["semverCompare"] = cachedSemverCompare(f["semverCompare"].(func(string, string) (bool, error)))
 	return f
+}
+
+// maxSemverCache bounds the answers cachedSemverCompare keeps.
+const maxSemverCache = 1024
+
+// cachedSemverCompare returns compare remembering its answers: templates
+// compare the same target Kubernetes version with the same constraints
+// for every job, and parsing the constraint was a tenth of a render.
+func cachedSemverCompare(compare func(string, string) (bool, error)) func(string, string) (bool, error) {
+	type answer struct {
+		ok  bool
+		err error
+	}
+	var (
+		cache sync.Map // [2]string -> answer
+		size  atomic.Int32
+	)
+	return func(constraint, version string) (bool, error) {
+		key := [2]string{constraint, version}
+		if a, ok := cache.Load(key); ok {
+			return a.(answer).ok, a.(answer).err
+		}
+		ok, err := compare(constraint, version)
+		if size.Add(1) <= maxSemverCache {
+			cache.Store(key, answer{ok, err})
+		}
+		return ok, err
+	}
 }
 
 // depth counts the includes of each template in progress, across renders,
