@@ -58,10 +58,14 @@ func (e emitter) mapLen(v any) int {
 	return len(m)
 }
 
+const spaces = "                                                                "
+
 func (e emitter) indent(n int) {
-	for i := 0; i < n; i++ {
-		e.buf.WriteByte(' ')
+	for n > len(spaces) {
+		e.buf.WriteString(spaces)
+		n -= len(spaces)
 	}
+	e.buf.WriteString(spaces[:n])
 }
 
 // mapping writes m's keys at indent; the first key continues the current line
