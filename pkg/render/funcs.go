@@ -11,6 +11,8 @@ import (
 
 	"github.com/Masterminds/sprig/v3"
 	"sigs.k8s.io/yaml"
+
+	"github.com/tfgen/tfgen/pkg/manifest"
 )
 
 // maxIncludeDepth stops a template that includes itself forever, as Helm does.
@@ -165,16 +167,30 @@ func fromYAMLArray(s string) []any {
 }
 
 func toJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
+	s, _ := mustToJSON(v)
+	return s
 }
 
+// jsonBufs are scratch buffers of mustToJSON.
+var jsonBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// mustToJSON is json.Marshal; plain data (what templates handle) is
+// written without reflection, byte for byte the same.
 func mustToJSON(v any) (string, error) {
+	bp := jsonBufs.Get().(*[]byte)
+	b, ok := manifest.AppendJSON((*bp)[:0], v)
+	if cap(b) <= 1<<20 {
+		*bp = b
+		jsonBufs.Put(bp)
+	}
+	if ok {
+		return string(b), nil
+	}
 	b, err := json.Marshal(v)
-	return string(b), err
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
 func fromJSON(s string) map[string]any {
