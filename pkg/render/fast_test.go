@@ -60,7 +60,7 @@ func inputJobs(t *testing.T) []*job.Job {
 		}
 	}
 	gen := jobgen.New(7)
-	for range 120 {
+	for range 60 {
 		add("gen.yaml", gen.Next().YAML)
 	}
 	return jobs
