@@ -28,6 +28,10 @@ type fastParser struct {
 	i     int
 }
 
+// ParsePlain reads doc when it is in the plain subset of YAML the fast
+// path reads (see above), as sigs.k8s.io/yaml would; ok=false otherwise.
+func ParsePlain(doc []byte) (m map[string]any, ok bool) { return parseFast(doc) }
+
 func parseFast(doc []byte) (Object, bool) {
 	if !printable(doc) {
 		return nil, false
@@ -246,6 +250,9 @@ func isInt(s string) bool {
 // 1.2: it starts with a letter or '/', holds only [A-Za-z0-9_./:@+=-], does
 // not end in ':' and is not one of YAML 1.1's boolean or null words.
 func plainWord(s string) bool {
+	if s != "" && s[0] >= '0' && s[0] <= '9' {
+		return quantityWord(s)
+	}
 	if s == "" || !isLetter(s[0]) && s[0] != '/' || s[len(s)-1] == ':' {
 		return false
 	}
@@ -256,6 +263,29 @@ func plainWord(s string) bool {
 		}
 	}
 	return !yaml11Special(s)
+}
+
+// quantityWord reports whether s, starting with a digit, is a string
+// under YAML 1.1 and 1.2, like the quantities "2Gi" and "1.5G": only
+// letters, digits and dots, none of the b, o and x of 0b, 0o and 0x (after
+// which letters are digits), and a letter other than an exponent's e.
+// Integers, floats and timestamps need a sign, '-', ':', '_' or only such
+// letters.
+func quantityWord(s string) bool {
+	letter := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9', c == '.':
+		case strings.IndexByte("bBoOxX", c) >= 0:
+			return false
+		case isLetter(c):
+			letter = letter || c != 'e' && c != 'E'
+		default:
+			return false
+		}
+	}
+	return letter
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

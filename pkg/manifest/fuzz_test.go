@@ -12,7 +12,7 @@ import (
 // FuzzParseFast checks that whatever the fast path accepts, the full
 // parser reads the same way.
 func FuzzParseFast(f *testing.F) {
-	for _, s := range []string{statefulSet, "a:\n- b\n- c: d\n  e: [1]\n", `k: {"a":["x",1,null,true]}`, "a: b\n"} {
+	for _, s := range []string{statefulSet, "a:\n- b\n- c: d\n  e: [1]\n", `k: {"a":["x",1,null,true]}`, "a: b\n", "m: 2Gi\nc: 1.5k\nx: 0x1F\ny: 1e3\nz: 1_0\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
@@ -82,4 +82,27 @@ func FuzzJSON(f *testing.F) {
 			t.Fatalf("%q (-encoding/json +fast):\n%s", s, diff)
 		}
 	})
+}
+
+// TestParseFastDigitWords compares the fast path with sigs.k8s.io/yaml on
+// plain words starting with a digit, as keys and values.
+func TestParseFastDigitWords(t *testing.T) {
+	words := []string{"2Gi", "1.5G", "500m", "0A", "0XA", "0xA", "1e3", "1E3G", "1e3G", "0b1", "0o7", "07", "1_0", "12h",
+		"1inf", "1nan", "1.2.3", "1.", "2001-12-14", "1:20", "3Ki", "100Mi", "1Ei", "1ee", "1.5e3x", "9223372036854775808Z"}
+	for _, w := range words {
+		for _, doc := range []string{"k: " + w + "\n", w + ": v\n", "l:\n- " + w + "\n"} {
+			fast, ok := parseFast([]byte(doc))
+			if !ok {
+				continue
+			}
+			slow, err := parseSlow([]byte(doc))
+			if err != nil {
+				t.Errorf("%q: fast path accepted what sigs.k8s.io/yaml refuses: %v", doc, err)
+				continue
+			}
+			if diff := cmp.Diff(slow, fast); diff != "" {
+				t.Errorf("%q (-slow +fast):\n%s", doc, diff)
+			}
+		}
+	}
 }
