@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/tfgen/tfgen/pkg/manifest"
 )
 
 // SyntaxError is a malformed document.
@@ -62,6 +64,14 @@ func (d Document) parse() (*parsed, error) {
 	}
 	if t := bytes.TrimSpace(d.Raw); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
 		return &parsed{json: t}, nil
+	}
+	// Plain YAML (block mappings and sequences of words, numbers and
+	// one-line JSON) is read without the full parser; ParsePlain refuses
+	// duplicate keys and anything else, left to sigs.k8s.io/yaml.
+	if m, ok := manifest.ParsePlain(d.Raw); ok {
+		if j, ok := manifest.AppendJSON(nil, m); ok && len(j) <= MaxDocumentBytes {
+			return &parsed{json: j}, nil
+		}
 	}
 	j, strictErr := yaml.YAMLToJSONStrict(d.Raw)
 	var dups error
