@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"text/template"
 
@@ -91,7 +92,12 @@ func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (ob
 		"Name": name, "Namespace": namespace, "Service": "tfgen",
 		"IsInstall": true, "IsUpgrade": false, "Revision": 1,
 	}
-	var buf bytes.Buffer
+	buf := outputs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			outputs.Put(buf)
+		}
+	}()
 	for _, n := range r.names {
 		buf.Reset()
 		data := map[string]any{
@@ -99,7 +105,7 @@ func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (ob
 			"Values":   vals,
 			"Template": map[string]any{"Name": n, "BasePath": path.Dir(n)},
 		}
-		if err := r.execute(n, &buf, data); err != nil {
+		if err := r.execute(n, buf, data); err != nil {
 			return nil, err
 		}
 		for i, doc := range manifest.SplitDocuments(buf.Bytes()) {
@@ -113,6 +119,10 @@ func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (ob
 	sortByKind(objs)
 	return objs, nil
 }
+
+// outputs holds buffers for the templates' output, which manifest.Parse
+// copies from.
+var outputs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // execute runs template n: on the fast path, and when that fails (an
 // error, or something it does not handle) with text/template, which gives

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"sync"
 	"text/template/parse"
 )
 
@@ -235,10 +236,21 @@ func (c *compiler) includeCall(args []parse.Node, hasFinal bool) command {
 		if !ok {
 			return nil, unsupported("include of %T", vs[0])
 		}
-		var b bytes.Buffer
-		if err := st.call(&b, name, vs[1]); err != nil {
+		b := bufs.Get().(*bytes.Buffer)
+		defer putBuf(b)
+		b.Reset()
+		if err := st.call(b, name, vs[1]); err != nil {
 			return nil, err
 		}
 		return b.String(), nil
+	}
+}
+
+// bufs holds the buffers of included templates' output.
+var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func putBuf(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 {
+		bufs.Put(b)
 	}
 }
