@@ -43,6 +43,13 @@ func samePlainJSON(t testing.TB, doc Document) bool {
 	if diff := cmp.Diff(decodeJSON(t, want), decodeJSON(t, p.json)); diff != "" {
 		t.Fatalf("%s:%d: (-sigs.k8s.io/yaml +fast):\n%s", doc.File, doc.Line, diff)
 	}
+	v, ok := doc.Value()
+	if !ok {
+		t.Fatalf("%s:%d: plain YAML has no Value", doc.File, doc.Line)
+	}
+	if diff := cmp.Diff(decodeJSON(t, want), v); diff != "" {
+		t.Fatalf("%s:%d: Value (-sigs.k8s.io/yaml +fast):\n%s", doc.File, doc.Line, diff)
+	}
 	return true
 }
 

@@ -43,6 +43,39 @@ func (d Document) JSON() ([]byte, error) {
 	return p.json, nil
 }
 
+// Value returns what encoding/json decodes JSON() into with UseNumber,
+// without decoding it, when the document was plain YAML (ok=false
+// otherwise). Each call returns a new copy.
+func (d Document) Value() (v any, ok bool) {
+	p, err := d.parse()
+	if err != nil || p.plain == nil {
+		return nil, false
+	}
+	return jsonValue(p.plain), true
+}
+
+// jsonValue copies plain data (as manifest.ParsePlain returns it: maps,
+// slices, strings, bools, nil and int64) with integers as json.Number.
+func jsonValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[k] = jsonValue(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(t))
+		for i, e := range t {
+			s[i] = jsonValue(e)
+		}
+		return s
+	case int64:
+		return json.Number(strconv.FormatInt(t, 10))
+	}
+	return v
+}
+
 // DuplicateKeys returns a *SyntaxError naming the first mapping key that a
 // YAML document defines twice (JSON() keeps the last), or nil.
 func (d Document) DuplicateKeys() error {
@@ -70,7 +103,7 @@ func (d Document) parse() (*parsed, error) {
 	// duplicate keys and anything else, left to sigs.k8s.io/yaml.
 	if m, ok := manifest.ParsePlain(d.Raw); ok {
 		if j, ok := manifest.AppendJSON(nil, m); ok && len(j) <= MaxDocumentBytes {
-			return &parsed{json: j}, nil
+			return &parsed{json: j, plain: m}, nil
 		}
 	}
 	j, strictErr := yaml.YAMLToJSONStrict(d.Raw)

@@ -72,7 +72,8 @@ func (e emitter) indent(n int) {
 // when the caller has already written the indentation (sequence items).
 func (e emitter) mapping(v any, indent int) error {
 	m, _ := asMap(v)
-	keys := make([]string, 0, len(m))
+	var buf [32]string
+	keys := buf[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}

@@ -77,9 +77,6 @@ func (p *jsonParser) object() (any, bool) {
 		if !ok || len(k) > maxKey {
 			return nil, false
 		}
-		if _, dup := m[k]; dup {
-			return nil, false
-		}
 		p.space()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {
 			return nil, false
@@ -89,7 +86,10 @@ func (p *jsonParser) object() (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k] = v
+		n := len(m)
+		if m[k] = v; len(m) == n {
+			return nil, false // a duplicate key
+		}
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, false
