@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -66,7 +67,7 @@ func splitLines(data []byte) ([]fline, bool) {
 		if text == "" || text[0] == '#' {
 			continue
 		}
-		if text[0] == '\t' || strings.ContainsAny(text, "\t\r") || n == 0 && (text == "---" || text == "...") {
+		if text[0] == '\t' || strings.IndexByte(text, '\t') >= 0 || strings.IndexByte(text, '\r') >= 0 || n == 0 && (text == "---" || text == "...") {
 			return nil, false
 		}
 		lines = append(lines, fline{indent: n, text: text})
@@ -290,12 +291,24 @@ func quantityWord(s string) bool {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-// yaml11Special reports the words YAML 1.1 reads as booleans or null.
+// yaml11Special reports the words YAML 1.1 reads as booleans or null, in
+// any case.
 func yaml11Special(s string) bool {
 	if len(s) > 5 {
 		return false
 	}
-	switch strings.ToLower(s) {
+	var lower [5]byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return false // no other letter lowers to one of these words' letters
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	switch string(lower[:len(s)]) {
 	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
 		return true
 	}
@@ -308,6 +321,16 @@ func jsonValue(s string) (any, bool) { return parseJSON(s) }
 // allows (tabs and newlines included, carriage returns not).
 func printable(doc []byte) bool {
 	for i := 0; i < len(doc); {
+		// Eight ASCII bytes at a time, none below 0x20 nor 0x7f.
+		if i+8 <= len(doc) {
+			w := binary.LittleEndian.Uint64(doc[i:])
+			x := w ^ 0x7f7f7f7f7f7f7f7f
+			if w&0x8080808080808080 == 0 && (w-0x2020202020202020)&^w&0x8080808080808080 == 0 &&
+				(x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
+				i += 8
+				continue
+			}
+		}
 		c := doc[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {

@@ -106,3 +106,22 @@ func TestParseFastDigitWords(t *testing.T) {
 		}
 	}
 }
+
+// FuzzYAML11Special checks yaml11Special against its definition.
+func FuzzYAML11Special(f *testing.F) {
+	for _, s := range []string{"Yes", "NULL", "oFf", "yeſ", "\u212aey", "n", "truE", "falsE"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := false
+		if len(s) <= 5 {
+			switch strings.ToLower(s) {
+			case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
+				want = true
+			}
+		}
+		if got := yaml11Special(s); got != want {
+			t.Fatalf("yaml11Special(%q) = %v", s, got)
+		}
+	})
+}
