@@ -177,8 +177,33 @@ func (c *compiler) funcCall(fn any, args []parse.Node, hasFinal bool) command {
 			argv[i] = c.operand(a)
 		}
 	}
+	if ft.IsVariadic() {
+		// The function may keep its arguments (sprig's list returns them).
+		return func(st *state, dot, final any) (any, error) {
+			vs := make([]any, n)
+			for i, e := range argv {
+				v, err := e(st, dot)
+				if err != nil {
+					return nil, err
+				}
+				vs[i] = v
+			}
+			if hasFinal {
+				vs[n-1] = final
+			}
+			return call(vs)
+		}
+	}
+	// A function of fixed arity gets its arguments one by one: they are
+	// passed in the state's argument stack.
 	return func(st *state, dot, final any) (any, error) {
-		vs := make([]any, n)
+		base := len(st.args)
+		st.args = append(st.args, make([]any, n)...)
+		vs := st.args[base : base+n : base+n]
+		defer func() {
+			clear(vs)
+			st.args = st.args[:base]
+		}()
 		for i, e := range argv {
 			v, err := e(st, dot)
 			if err != nil {

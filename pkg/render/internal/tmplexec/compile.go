@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"text/template"
 	"text/template/parse"
 )
@@ -42,6 +43,9 @@ type state struct {
 	set   *Set
 	vars  []any
 	depth int
+	// args holds the arguments of the calls in progress of functions of
+	// fixed arity.
+	args []any
 }
 
 type (
@@ -90,9 +94,20 @@ func (s *Set) Execute(w *bytes.Buffer, name string, data any) (err error) {
 			err = unsupported("panic: %v", p)
 		}
 	}()
-	st := &state{set: s}
-	return st.call(w, name, data)
+	st, _ := states.Get().(*state)
+	if st == nil {
+		st = &state{}
+	}
+	*st = state{set: s, args: st.args[:0]}
+	err = st.call(w, name, data)
+	if err == nil {
+		states.Put(st)
+	}
+	return err
 }
+
+// states are reused by Execute, for their argument stacks.
+var states sync.Pool
 
 // call runs template name with dot in a frame of its own.
 func (st *state) call(w *bytes.Buffer, name string, dot any) error {
