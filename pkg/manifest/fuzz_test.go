@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -122,6 +123,29 @@ func FuzzYAML11Special(f *testing.F) {
 		}
 		if got := yaml11Special(s); got != want {
 			t.Fatalf("yaml11Special(%q) = %v", s, got)
+		}
+	})
+}
+
+// FuzzDecodeJSON checks DecodeJSON against json.Unmarshal.
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,-2,"x\u00e9\n",true,null,{}]}`, `{"a":-0}`, `{"a":9007199254740993}`, `{"a":1,"a":2}`, `{"a":1.5}`, `{"\u003c":"\/"}`, `[]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := DecodeJSON([]byte(s))
+		if !ok {
+			return
+		}
+		var want map[string]any
+		if err := json.Unmarshal([]byte(s), &want); err != nil {
+			t.Fatalf("accepted %q, encoding/json refuses: %v", s, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%q (-encoding/json +fast):\n%s", s, diff)
+		}
+		if w, g := fmt.Sprint(want), fmt.Sprint(got); w != g {
+			t.Fatalf("%q: %s, encoding/json %s", s, g, w)
 		}
 	})
 }

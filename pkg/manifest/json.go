@@ -25,6 +25,24 @@ func parseJSON(s string) (any, bool) {
 type jsonParser struct {
 	s string
 	i int
+	// floats makes integers float64, as encoding/json decodes them into any.
+	floats bool
+}
+
+// DecodeJSON decodes data as json.Unmarshal does into a map[string]any
+// (numbers as float64) when data is an object without fractions,
+// exponents, the "\/" escape, lone surrogates, duplicate keys or invalid
+// UTF-8; ok=false otherwise, for encoding/json to decode.
+func DecodeJSON(data []byte) (m map[string]any, ok bool) {
+	s := string(data)
+	if !utf8.ValidString(s) {
+		return nil, false
+	}
+	p := jsonParser{s: s, floats: true}
+	v, ok := p.value()
+	p.space()
+	m, isMap := v.(map[string]any)
+	return m, ok && isMap && p.i == len(s)
 }
 
 func (p *jsonParser) space() {
@@ -152,6 +170,10 @@ func (p *jsonParser) number() (any, bool) {
 		return nil, false
 	}
 	n, err := strconv.ParseInt(p.s[start:p.i], 10, 64)
+	if p.floats {
+		// -0 is a negative zero to encoding/json.
+		return float64(n), err == nil && !(n == 0 && p.s[start] == '-')
+	}
 	return n, err == nil
 }
 
