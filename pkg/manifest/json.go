@@ -177,10 +177,26 @@ func (p *jsonParser) number() (any, bool) {
 	return n, err == nil
 }
 
+// strStop holds the bytes that end the plain run of a JSON string: the
+// closing quote, an escape or a control character.
+var strStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 func (p *jsonParser) str() (string, bool) {
 	p.i++
 	start := p.i
 	for p.i < len(p.s) {
+		for p.i < len(p.s) && !strStop[p.s[p.i]] {
+			p.i++
+		}
+		if p.i == len(p.s) {
+			break
+		}
 		switch c := p.s[p.i]; {
 		case c == '"':
 			s := p.s[start:p.i]

@@ -29,6 +29,9 @@ func plainSafe(s string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if !plainSpecial[c] {
+			continue
+		}
 		switch {
 		case c < 0x20 || c >= 0x7f:
 			return false
@@ -66,6 +69,15 @@ func newByteSet(chars string) *byteSet {
 var (
 	// indicator holds the characters that may start YAML structure.
 	indicator = newByteSet("#,[]{}&*!|>'\"%@`\\")
+	// plainSpecial holds the bytes plainSafe looks at twice: indicators,
+	// ':', ' ' and the unprintable.
+	plainSpecial = func() *byteSet {
+		b := *indicator
+		for c := 0; c < 256; c++ {
+			b[c] = b[c] || c < 0x20 || c >= 0x7f || c == ':' || c == ' '
+		}
+		return &b
+	}()
 	// numberChars holds the characters of YAML 1.1 and 1.2 numbers and
 	// timestamps.
 	numberChars = newByteSet("0123456789abcdefABCDEFxXoO_.:+-tTzZ ")

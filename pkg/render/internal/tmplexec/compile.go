@@ -202,6 +202,9 @@ func (c *compiler) node(n parse.Node) runner {
 	case *parse.CommentNode:
 		return nil
 	case *parse.ActionNode:
+		if r := c.includeAction(n.Pipe); r != nil {
+			return r
+		}
 		pipe := c.pipeline(n.Pipe)
 		if len(n.Pipe.Decl) > 0 {
 			return func(st *state, _ *bytes.Buffer, dot any) error {
@@ -240,6 +243,32 @@ func (c *compiler) node(n parse.Node) runner {
 		return c.list(n)
 	}
 	return failRunner(unsupported("node %s", n))
+}
+
+// includeAction compiles {{ include "NAME" ARG }}, printed as it is, to
+// run the template straight into the output; nil for other actions.
+func (c *compiler) includeAction(p *parse.PipeNode) runner {
+	if c.set.include == "" || len(p.Decl) > 0 || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 3 {
+		return nil
+	}
+	args := p.Cmds[0].Args
+	fn, ok := args[0].(*parse.IdentifierNode)
+	name, isString := args[1].(*parse.StringNode)
+	if !ok || fn.Ident != c.set.include || !isString {
+		return nil
+	}
+	switch args[2].(type) {
+	case *parse.NilNode, *parse.BoolNode, *parse.NumberNode, *parse.StringNode:
+		return nil
+	}
+	arg := c.operand(args[2])
+	return func(st *state, w *bytes.Buffer, dot any) error {
+		v, err := arg(st, dot)
+		if err != nil {
+			return err
+		}
+		return st.call(w, name.Text, v)
+	}
 }
 
 func (c *compiler) ifOrWith(p *parse.PipeNode, list, elseList *parse.ListNode, with bool) runner {
