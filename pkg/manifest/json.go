@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -17,6 +18,7 @@ func parseJSON(s string) (any, bool) {
 		return nil, false
 	}
 	p := jsonParser{s: s}
+	defer p.release(p.acquire())
 	v, ok := p.value()
 	p.space()
 	return v, ok && p.i == len(s)
@@ -27,6 +29,30 @@ type jsonParser struct {
 	i int
 	// floats makes integers float64, as encoding/json decodes them into any.
 	floats bool
+	// members holds the members of the objects being read.
+	members []member
+}
+
+// memberBufs are reused for jsonParser.members.
+var memberBufs = sync.Pool{New: func() any { return new([]member) }}
+
+func (p *jsonParser) acquire() *[]member {
+	b := memberBufs.Get().(*[]member)
+	p.members = (*b)[:0]
+	return b
+}
+
+func (p *jsonParser) release(b *[]member) {
+	clear(p.members) // what a failed read left; the rest was cleared as read
+	if cap(p.members) <= 4096 {
+		*b = p.members[:0]
+		memberBufs.Put(b)
+	}
+}
+
+type member struct {
+	key   string
+	value any
 }
 
 // DecodeJSON decodes data as json.Unmarshal does into a map[string]any
@@ -39,6 +65,7 @@ func DecodeJSON(data []byte) (m map[string]any, ok bool) {
 		return nil, false
 	}
 	p := jsonParser{s: s, floats: true}
+	defer p.release(p.acquire())
 	v, ok := p.value()
 	p.space()
 	m, isMap := v.(map[string]any)
@@ -80,12 +107,13 @@ func (p *jsonParser) value() (any, bool) {
 
 func (p *jsonParser) object() (any, bool) {
 	p.i++
-	m := map[string]any{}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		return m, true
+		return map[string]any{}, true
 	}
+	// The members wait in p.members until the map can be made at its size.
+	base := len(p.members)
 	for {
 		p.space()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
@@ -104,10 +132,7 @@ func (p *jsonParser) object() (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		n := len(m)
-		if m[k] = v; len(m) == n {
-			return nil, false // a duplicate key
-		}
+		p.members = append(p.members, member{k, v})
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, false
@@ -117,6 +142,16 @@ func (p *jsonParser) object() (any, bool) {
 			p.i++
 		case '}':
 			p.i++
+			members := p.members[base:]
+			m := make(map[string]any, len(members))
+			for _, e := range members {
+				m[e.key] = e.value
+			}
+			clear(members)
+			p.members = p.members[:base]
+			if len(m) != len(members) {
+				return nil, false // a duplicate key
+			}
 			return m, true
 		default:
 			return nil, false
