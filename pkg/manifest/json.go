@@ -29,7 +29,8 @@ type jsonParser struct {
 	i int
 	// floats makes integers float64, as encoding/json decodes them into any.
 	floats bool
-	// members holds the members of the objects being read.
+	// members holds the members of the objects and the items of the
+	// arrays being read.
 	members []member
 }
 
@@ -161,18 +162,19 @@ func (p *jsonParser) object() (any, bool) {
 
 func (p *jsonParser) array() (any, bool) {
 	p.i++
-	a := []any{}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
-		return a, true
+		return []any{}, true
 	}
+	// The items wait in p.members until the slice can be made at its size.
+	base := len(p.members)
 	for {
 		v, ok := p.value()
 		if !ok {
 			return nil, false
 		}
-		a = append(a, v)
+		p.members = append(p.members, member{value: v})
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, false
@@ -182,6 +184,13 @@ func (p *jsonParser) array() (any, bool) {
 			p.i++
 		case ']':
 			p.i++
+			items := p.members[base:]
+			a := make([]any, len(items))
+			for i, e := range items {
+				a[i] = e.value
+			}
+			clear(items)
+			p.members = p.members[:base]
 			return a, true
 		default:
 			return nil, false
