@@ -19,7 +19,7 @@ import (
 // cheaper than runtime.DefaultUnstructuredConverter, and a test checks that
 // the two agree. It returns every problem, sorted.
 func strict(v any, t reflect.Type) []string {
-	w := walker{}
+	w := walker{steps: make([]step, 0, 16)}
 	w.walk(v, nodeOf(t))
 	sort.Strings(w.errs)
 	return w.errs

@@ -39,20 +39,20 @@ func (c *compiler) call(name string, args []parse.Node, hasFinal bool) command {
 	for i, a := range args {
 		argv[i] = c.operand(a)
 	}
-	// values evaluates every argument, for the builtins but and and or.
-	values := func(st *state, dot, final any) ([]any, error) {
-		vs := make([]any, n)
+	// values evaluates every argument, for the builtins but and and or,
+	// which keep none: on the state's argument stack, which the caller
+	// pops back to base.
+	values := func(st *state, dot, final any) (vs []any, base int, err error) {
+		vs, base = st.push(n)
 		for i, e := range argv {
-			v, err := e(st, dot)
-			if err != nil {
-				return nil, err
+			if vs[i], err = e(st, dot); err != nil {
+				return nil, base, err
 			}
-			vs[i] = v
 		}
 		if hasFinal {
 			vs[n-1] = final
 		}
-		return vs, nil
+		return vs, base, nil
 	}
 	switch name {
 	case "and", "or":
@@ -85,7 +85,8 @@ func (c *compiler) call(name string, args []parse.Node, hasFinal bool) command {
 			break
 		}
 		return func(st *state, dot, final any) (any, error) {
-			vs, err := values(st, dot, final)
+			vs, base, err := values(st, dot, final)
+			defer st.pop(base)
 			if err != nil {
 				return nil, err
 			}
@@ -100,7 +101,8 @@ func (c *compiler) call(name string, args []parse.Node, hasFinal bool) command {
 			break
 		}
 		return func(st *state, dot, final any) (any, error) {
-			vs, err := values(st, dot, final)
+			vs, base, err := values(st, dot, final)
+			defer st.pop(base)
 			if err != nil {
 				return nil, err
 			}
@@ -127,7 +129,8 @@ func (c *compiler) call(name string, args []parse.Node, hasFinal bool) command {
 			break
 		}
 		return func(st *state, dot, final any) (any, error) {
-			vs, err := values(st, dot, final)
+			vs, base, err := values(st, dot, final)
+			defer st.pop(base)
 			if err != nil {
 				return nil, err
 			}
@@ -138,7 +141,8 @@ func (c *compiler) call(name string, args []parse.Node, hasFinal bool) command {
 			break
 		}
 		return func(st *state, dot, final any) (any, error) {
-			vs, err := values(st, dot, final)
+			vs, base, err := values(st, dot, final)
+			defer st.pop(base)
 			if err != nil {
 				return nil, err
 			}
@@ -197,13 +201,8 @@ func (c *compiler) funcCall(fn any, args []parse.Node, hasFinal bool) command {
 	// A function of fixed arity gets its arguments one by one: they are
 	// passed in the state's argument stack.
 	return func(st *state, dot, final any) (any, error) {
-		base := len(st.args)
-		st.args = append(st.args, make([]any, n)...)
-		vs := st.args[base : base+n : base+n]
-		defer func() {
-			clear(vs)
-			st.args = st.args[:base]
-		}()
+		vs, base := st.push(n)
+		defer st.pop(base)
 		for i, e := range argv {
 			v, err := e(st, dot)
 			if err != nil {

@@ -43,8 +43,9 @@ type state struct {
 	set   *Set
 	vars  []any
 	depth int
-	// args holds the arguments of the calls in progress of functions of
-	// fixed arity.
+	// args is a stack of the variable frames of the templates and of the
+	// arguments of the function calls in progress (those of functions
+	// that keep none).
 	args []any
 }
 
@@ -109,6 +110,20 @@ func (s *Set) Execute(w *bytes.Buffer, name string, data any) (err error) {
 // states are reused by Execute, for their argument stacks.
 var states sync.Pool
 
+// push returns n slots on the argument stack and the stack's height
+// before them, for pop.
+func (st *state) push(n int) (slots []any, base int) {
+	base = len(st.args)
+	st.args = append(st.args, make([]any, n)...)
+	return st.args[base : base+n : base+n], base
+}
+
+// pop drops the arguments above base.
+func (st *state) pop(base int) {
+	clear(st.args[base:])
+	st.args = st.args[:base]
+}
+
 // call runs template name with dot in a frame of its own.
 func (st *state) call(w *bytes.Buffer, name string, dot any) error {
 	t := st.set.tmpls[name]
@@ -119,12 +134,14 @@ func (st *state) call(w *bytes.Buffer, name string, dot any) error {
 		return unsupported("templates nested %d deep", st.depth)
 	}
 	saved := st.vars
-	st.vars = make([]any, t.nvars)
-	st.vars[0] = dot
+	vars, base := st.push(t.nvars)
+	vars[0] = dot
+	st.vars = vars
 	st.depth++
 	err := t.body(st, w, dot)
 	st.depth--
 	st.vars = saved
+	st.pop(base)
 	if err == errBreak || err == errContinue {
 		return unsupported("break or continue outside range")
 	}
