@@ -118,6 +118,10 @@ func FuzzFastPath(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	gen := jobgen.New(3)
+	for range 30 {
+		f.Add(gen.Next().YAML)
+	}
 	r, err := New(templates.FS)
 	if err != nil {
 		f.Fatal(err)
