@@ -44,32 +44,33 @@ func (d Document) JSON() ([]byte, error) {
 }
 
 // Value returns what encoding/json decodes JSON() into with UseNumber,
-// without decoding it, when the document was plain YAML (ok=false
-// otherwise). Each call returns a new copy.
+// without decoding it, when the document was plain YAML; ok=false
+// otherwise. The value is handed over: a second call answers ok=false.
 func (d Document) Value() (v any, ok bool) {
 	p, err := d.parse()
 	if err != nil || p.plain == nil {
 		return nil, false
 	}
-	return jsonValue(p.plain), true
+	v, p.plain = numbers(p.plain), nil
+	return v, true
 }
 
-// jsonValue copies plain data (as manifest.ParsePlain returns it: maps,
-// slices, strings, bools, nil and int64) with integers as json.Number.
-func jsonValue(v any) any {
+// numbers turns the integers of plain data (as manifest.ParsePlain
+// returns it: maps, slices, strings, bools, nil and int64) into
+// json.Number, in place.
+func numbers(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
-		m := make(map[string]any, len(t))
 		for k, e := range t {
-			m[k] = jsonValue(e)
+			switch e.(type) {
+			case map[string]any, []any, int64:
+				t[k] = numbers(e)
+			}
 		}
-		return m
 	case []any:
-		s := make([]any, len(t))
 		for i, e := range t {
-			s[i] = jsonValue(e)
+			t[i] = numbers(e)
 		}
-		return s
 	case int64:
 		return json.Number(strconv.FormatInt(t, 10))
 	}
