@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -138,4 +139,36 @@ func FuzzFastPath(f *testing.F) {
 			sameRender(t, r, slow, res.Job, settings())
 		}
 	})
+}
+
+// TestRenderConcurrently renders from several goroutines with one
+// Renderer (its fast path shares pools and caches): the same objects as
+// one at a time.
+func TestRenderConcurrently(t *testing.T) {
+	r := newRenderer(t)
+	want, err := r.Render(mnist(), settings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for range 20 {
+				got, err := r.Render(mnist(), settings())
+				if err == nil && !cmp.Equal(want, got) {
+					err = fmt.Errorf("objects differ:\n%s", cmp.Diff(want, got))
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
