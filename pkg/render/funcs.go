@@ -179,12 +179,13 @@ var jsonBufs = sync.Pool{New: func() any { return new([]byte) }}
 func mustToJSON(v any) (string, error) {
 	bp := jsonBufs.Get().(*[]byte)
 	b, ok := manifest.AppendJSON((*bp)[:0], v)
+	s := string(b) // before the buffer goes back to the pool
 	if cap(b) <= 1<<20 {
-		*bp = b
+		*bp = b[:0]
 		jsonBufs.Put(bp)
 	}
 	if ok {
-		return string(b), nil
+		return s, nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
