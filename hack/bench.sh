@@ -63,12 +63,18 @@ large_time=$(wall "$tfgen" render -f examples/tfjob-large.yaml)
 
 # -o DIR against stdout: the same jobs written one file per object
 # (replacing the previous output, as a GitOps re-render does) or as one
-# stream into a file.
+# stream into a file. Creating, syncing and removing thousands of files
+# costs the file system far more than rendering them costs tfgen, and
+# varies with the disk, so -o DIR is compared with stdout plus that same
+# file system work done by cp and sync (replacing the previous copy):
+# what tfgen adds is its own cost.
 stdout_time=$(wall sh -c '"$0" render -f "$1" >"$2"' "$tfgen" "$work/jobs" "$work/stream.yaml")
 "$tfgen" render -f "$work/jobs" -o "$work/rendered" # the output each timed run replaces
 dir_time=$(wall "$tfgen" render -f "$work/jobs" -o "$work/rendered")
 dir_files=$(find "$work/rendered" -type f | wc -l)
-dir_ratio=$(awk -v d="$dir_time" -v s="$stdout_time" 'BEGIN { printf "%.2f", (s > 0) ? d / s : 0 }')
+cp -r "$work/rendered" "$work/copy" # the copy each timed run replaces
+files_time=$(wall sh -c 'rm -rf "$1" && cp -r "$0" "$1" && sync -f "$1"' "$work/rendered" "$work/copy")
+dir_ratio=$(awk -v d="$dir_time" -v s="$stdout_time" -v f="$files_time" 'BEGIN { printf "%.2f", (s + f > 0) ? d / (s + f) : 0 }')
 
 # Memory (maximum resident set) rendering one stream of JOBS jobs, and of
 # ten times as many: it should stay about flat.
@@ -104,7 +110,7 @@ row "job with 3 workers: elapsed, output" "${small_time}s, ${small_bytes} B" "" 
 # Only the digits of the replica count may differ (it appears a few times).
 row "job with 10,000 workers: elapsed, output" "${large_time}s, ${large_bytes} B" "same size" "$( (( large_bytes - small_bytes <= 64 )) && echo ok || echo OVER)"
 row "  10,000 workers, render step alone (pkg/render)" "$large_render ms" "<= 10 ms" "$(verdict "$large_render" 10)"
-row "-o DIR ($dir_files files) / stdout to a file: elapsed" "${dir_time}s / ${stdout_time}s = ${dir_ratio}x" "<= 2x" "$(verdict "$dir_ratio" 2)"
+row "-o DIR ($dir_files files) / (stdout + cp -r and sync): elapsed" "${dir_time}s / (${stdout_time}s + ${files_time}s) = ${dir_ratio}x" "<= 2x" "$(verdict "$dir_ratio" 2)"
 row "memory, one stream of $JOBS jobs / of $((JOBS * 10))" "${mem_one} / ${mem_ten} MB" "about flat" "$(awk -v a="$mem_one" -v b="$mem_ten" 'BEGIN { print (b <= 1.5 * a) ? "ok" : "OVER" }')"
 echo
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime), $(nproc) CPUs"

@@ -44,8 +44,10 @@ func Object(o manifest.Object) error {
 	if o.Name() == "" {
 		errs = append(errs, "metadata.name is empty")
 	}
-	for _, m := range validation.IsDNS1123Subdomain(o.Name()) {
-		errs = append(errs, "metadata.name: "+m)
+	if name := o.Name(); !dnsSubdomain(name) {
+		for _, m := range validation.IsDNS1123Subdomain(name) {
+			errs = append(errs, "metadata.name: "+m)
+		}
 	}
 	errs = append(errs, labelErrors(o)...)
 	if len(errs) > 0 {

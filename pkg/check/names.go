@@ -11,7 +11,7 @@ func dnsSubdomain(s string) bool {
 	if len(s) > 253 {
 		return false
 	}
-	for _, label := range strings.Split(s, ".") {
+	for label := range strings.SplitSeq(s, ".") {
 		if !dnsLabel(label, 253) {
 			return false
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // strict checks that v, plain data (maps, slices, strings, bools, nil,
@@ -18,7 +19,7 @@ import (
 // cheaper than runtime.DefaultUnstructuredConverter, and a test checks that
 // the two agree. It returns every problem, sorted.
 func strict(v any, t reflect.Type) []string {
-	w := walker{}
+	w := walker{steps: make([]step, 0, 16)}
 	w.walk(v, nodeOf(t))
 	sort.Strings(w.errs)
 	return w.errs
@@ -219,13 +220,43 @@ func (w *walker) integer(v any, t reflect.Type) {
 // custom checks a type that decodes itself (Quantity, IntOrString, Time...)
 // the way decoding does: through its UnmarshalJSON.
 func (w *walker) custom(v any, t reflect.Type) {
+	if err := decodeCustom(v, t); err != nil {
+		w.fail("%v", err)
+	}
+}
+
+// maxCustomCache bounds the answers decodeCustom keeps.
+const maxCustomCache = 4096
+
+var (
+	customCache sync.Map // customKey -> error (nil for none)
+	customSize  atomic.Int32
+)
+
+type customKey struct {
+	t reflect.Type
+	s string
+}
+
+// decodeCustom decodes v into a new value of type t. The answers for
+// strings are kept: jobs repeat the same quantities ("64Mi", "10m")
+// object after object.
+func decodeCustom(v any, t reflect.Type) error {
+	s, isString := v.(string)
+	if isString {
+		if err, ok := customCache.Load(customKey{t, s}); ok {
+			err, _ := err.(error)
+			return err
+		}
+	}
 	b, err := json.Marshal(v)
 	if err == nil {
 		err = reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(b)
 	}
-	if err != nil {
-		w.fail("%v", err)
+	if isString && customSize.Add(1) <= maxCustomCache {
+		customCache.Store(customKey{t, s}, err)
 	}
+	return err
 }
 
 func kind(v any) string {

@@ -48,11 +48,13 @@ func Decode(doc input.Document, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return Result{}, &input.SyntaxError{File: doc.File, Line: doc.Line, Msg: err.Error(), Format: "JSON"}
+	v, ok := doc.Value()
+	if !ok {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return Result{}, &input.SyntaxError{File: doc.File, Line: doc.Line, Msg: err.Error(), Format: "JSON"}
+		}
 	}
 	e := &Error{File: doc.File, Index: doc.Index, Line: doc.Line}
 	obj, ok := v.(map[string]any)

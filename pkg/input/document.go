@@ -42,6 +42,9 @@ type Document struct {
 type parsed struct {
 	json []byte
 	dups error
+	// plain is the document as read as plain YAML (manifest.ParsePlain),
+	// nil when the full parser read it.
+	plain map[string]any
 }
 
 // Name returns the file as it appears in messages: "<stdin>" for standard input.

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/tfgen/tfgen/pkg/manifest"
 )
 
 // SyntaxError is a malformed document.
@@ -41,6 +43,40 @@ func (d Document) JSON() ([]byte, error) {
 	return p.json, nil
 }
 
+// Value returns what encoding/json decodes JSON() into with UseNumber,
+// without decoding it, when the document was plain YAML; ok=false
+// otherwise. The value is handed over: a second call answers ok=false.
+func (d Document) Value() (v any, ok bool) {
+	p, err := d.parse()
+	if err != nil || p.plain == nil {
+		return nil, false
+	}
+	v, p.plain = numbers(p.plain), nil
+	return v, true
+}
+
+// numbers turns the integers of plain data (as manifest.ParsePlain
+// returns it: maps, slices, strings, bools, nil and int64) into
+// json.Number, in place.
+func numbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			switch e.(type) {
+			case map[string]any, []any, int64:
+				t[k] = numbers(e)
+			}
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = numbers(e)
+		}
+	case int64:
+		return json.Number(strconv.FormatInt(t, 10))
+	}
+	return v
+}
+
 // DuplicateKeys returns a *SyntaxError naming the first mapping key that a
 // YAML document defines twice (JSON() keeps the last), or nil.
 func (d Document) DuplicateKeys() error {
@@ -62,6 +98,14 @@ func (d Document) parse() (*parsed, error) {
 	}
 	if t := bytes.TrimSpace(d.Raw); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
 		return &parsed{json: t}, nil
+	}
+	// Plain YAML (block mappings and sequences of words, numbers and
+	// one-line JSON) is read without the full parser; ParsePlain refuses
+	// duplicate keys and anything else, left to sigs.k8s.io/yaml.
+	if m, ok := manifest.ParsePlain(d.Raw); ok {
+		if j, ok := manifest.AppendJSON(nil, m); ok && len(j) <= MaxDocumentBytes {
+			return &parsed{json: j, plain: m}, nil
+		}
 	}
 	j, strictErr := yaml.YAMLToJSONStrict(d.Raw)
 	var dups error

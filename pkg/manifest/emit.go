@@ -58,17 +58,22 @@ func (e emitter) mapLen(v any) int {
 	return len(m)
 }
 
+const spaces = "                                                                "
+
 func (e emitter) indent(n int) {
-	for i := 0; i < n; i++ {
-		e.buf.WriteByte(' ')
+	for n > len(spaces) {
+		e.buf.WriteString(spaces)
+		n -= len(spaces)
 	}
+	e.buf.WriteString(spaces[:n])
 }
 
 // mapping writes m's keys at indent; the first key continues the current line
 // when the caller has already written the indentation (sequence items).
 func (e emitter) mapping(v any, indent int) error {
 	m, _ := asMap(v)
-	keys := make([]string, 0, len(m))
+	var buf [32]string
+	keys := buf[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}

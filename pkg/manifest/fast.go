@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,6 +28,10 @@ type fastParser struct {
 	lines []fline
 	i     int
 }
+
+// ParsePlain reads doc when it is in the plain subset of YAML the fast
+// path reads (see above), as sigs.k8s.io/yaml would; ok=false otherwise.
+func ParsePlain(doc []byte) (m map[string]any, ok bool) { return parseFast(doc) }
 
 func parseFast(doc []byte) (Object, bool) {
 	if !printable(doc) {
@@ -62,7 +67,7 @@ func splitLines(data []byte) ([]fline, bool) {
 		if text == "" || text[0] == '#' {
 			continue
 		}
-		if text[0] == '\t' || strings.ContainsAny(text, "\t\r") || n == 0 && (text == "---" || text == "...") {
+		if text[0] == '\t' || strings.IndexByte(text, '\t') >= 0 || strings.IndexByte(text, '\r') >= 0 || n == 0 && (text == "---" || text == "...") {
 			return nil, false
 		}
 		lines = append(lines, fline{indent: n, text: text})
@@ -246,6 +251,9 @@ func isInt(s string) bool {
 // 1.2: it starts with a letter or '/', holds only [A-Za-z0-9_./:@+=-], does
 // not end in ':' and is not one of YAML 1.1's boolean or null words.
 func plainWord(s string) bool {
+	if s != "" && s[0] >= '0' && s[0] <= '9' {
+		return quantityWord(s)
+	}
 	if s == "" || !isLetter(s[0]) && s[0] != '/' || s[len(s)-1] == ':' {
 		return false
 	}
@@ -258,14 +266,49 @@ func plainWord(s string) bool {
 	return !yaml11Special(s)
 }
 
+// quantityWord reports whether s, starting with a digit, is a string
+// under YAML 1.1 and 1.2, like the quantities "2Gi" and "1.5G": only
+// letters, digits and dots, none of the b, o and x of 0b, 0o and 0x (after
+// which letters are digits), and a letter other than an exponent's e.
+// Integers, floats and timestamps need a sign, '-', ':', '_' or only such
+// letters.
+func quantityWord(s string) bool {
+	letter := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9', c == '.':
+		case strings.IndexByte("bBoOxX", c) >= 0:
+			return false
+		case isLetter(c):
+			letter = letter || c != 'e' && c != 'E'
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-// yaml11Special reports the words YAML 1.1 reads as booleans or null.
+// yaml11Special reports the words YAML 1.1 reads as booleans or null, in
+// any case.
 func yaml11Special(s string) bool {
 	if len(s) > 5 {
 		return false
 	}
-	switch strings.ToLower(s) {
+	var lower [5]byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return false // no other letter lowers to one of these words' letters
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	switch string(lower[:len(s)]) {
 	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
 		return true
 	}
@@ -278,6 +321,16 @@ func jsonValue(s string) (any, bool) { return parseJSON(s) }
 // allows (tabs and newlines included, carriage returns not).
 func printable(doc []byte) bool {
 	for i := 0; i < len(doc); {
+		// Eight ASCII bytes at a time, none below 0x20 nor 0x7f.
+		if i+8 <= len(doc) {
+			w := binary.LittleEndian.Uint64(doc[i:])
+			x := w ^ 0x7f7f7f7f7f7f7f7f
+			if w&0x8080808080808080 == 0 && (w-0x2020202020202020)&^w&0x8080808080808080 == 0 &&
+				(x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
+				i += 8
+				continue
+			}
+		}
 		c := doc[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -17,6 +18,7 @@ func parseJSON(s string) (any, bool) {
 		return nil, false
 	}
 	p := jsonParser{s: s}
+	defer p.release(p.acquire())
 	v, ok := p.value()
 	p.space()
 	return v, ok && p.i == len(s)
@@ -25,6 +27,50 @@ func parseJSON(s string) (any, bool) {
 type jsonParser struct {
 	s string
 	i int
+	// floats makes integers float64, as encoding/json decodes them into any.
+	floats bool
+	// members holds the members of the objects and the items of the
+	// arrays being read.
+	members []member
+}
+
+// memberBufs are reused for jsonParser.members.
+var memberBufs = sync.Pool{New: func() any { return new([]member) }}
+
+func (p *jsonParser) acquire() *[]member {
+	b := memberBufs.Get().(*[]member)
+	p.members = (*b)[:0]
+	return b
+}
+
+func (p *jsonParser) release(b *[]member) {
+	clear(p.members) // what a failed read left; the rest was cleared as read
+	if cap(p.members) <= 4096 {
+		*b = p.members[:0]
+		memberBufs.Put(b)
+	}
+}
+
+type member struct {
+	key   string
+	value any
+}
+
+// DecodeJSON decodes data as json.Unmarshal does into a map[string]any
+// (numbers as float64) when data is an object without fractions,
+// exponents, the "\/" escape, lone surrogates, duplicate keys or invalid
+// UTF-8; ok=false otherwise, for encoding/json to decode.
+func DecodeJSON(data []byte) (m map[string]any, ok bool) {
+	s := string(data)
+	if !utf8.ValidString(s) {
+		return nil, false
+	}
+	p := jsonParser{s: s, floats: true}
+	defer p.release(p.acquire())
+	v, ok := p.value()
+	p.space()
+	m, isMap := v.(map[string]any)
+	return m, ok && isMap && p.i == len(s)
 }
 
 func (p *jsonParser) space() {
@@ -62,12 +108,13 @@ func (p *jsonParser) value() (any, bool) {
 
 func (p *jsonParser) object() (any, bool) {
 	p.i++
-	m := map[string]any{}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		return m, true
+		return map[string]any{}, true
 	}
+	// The members wait in p.members until the map can be made at its size.
+	base := len(p.members)
 	for {
 		p.space()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
@@ -75,9 +122,6 @@ func (p *jsonParser) object() (any, bool) {
 		}
 		k, ok := p.str()
 		if !ok || len(k) > maxKey {
-			return nil, false
-		}
-		if _, dup := m[k]; dup {
 			return nil, false
 		}
 		p.space()
@@ -89,7 +133,7 @@ func (p *jsonParser) object() (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k] = v
+		p.members = append(p.members, member{k, v})
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, false
@@ -99,6 +143,16 @@ func (p *jsonParser) object() (any, bool) {
 			p.i++
 		case '}':
 			p.i++
+			members := p.members[base:]
+			m := make(map[string]any, len(members))
+			for _, e := range members {
+				m[e.key] = e.value
+			}
+			clear(members)
+			p.members = p.members[:base]
+			if len(m) != len(members) {
+				return nil, false // a duplicate key
+			}
 			return m, true
 		default:
 			return nil, false
@@ -108,18 +162,19 @@ func (p *jsonParser) object() (any, bool) {
 
 func (p *jsonParser) array() (any, bool) {
 	p.i++
-	a := []any{}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
-		return a, true
+		return []any{}, true
 	}
+	// The items wait in p.members until the slice can be made at its size.
+	base := len(p.members)
 	for {
 		v, ok := p.value()
 		if !ok {
 			return nil, false
 		}
-		a = append(a, v)
+		p.members = append(p.members, member{value: v})
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, false
@@ -129,6 +184,13 @@ func (p *jsonParser) array() (any, bool) {
 			p.i++
 		case ']':
 			p.i++
+			items := p.members[base:]
+			a := make([]any, len(items))
+			for i, e := range items {
+				a[i] = e.value
+			}
+			clear(items)
+			p.members = p.members[:base]
 			return a, true
 		default:
 			return nil, false
@@ -152,13 +214,33 @@ func (p *jsonParser) number() (any, bool) {
 		return nil, false
 	}
 	n, err := strconv.ParseInt(p.s[start:p.i], 10, 64)
+	if p.floats {
+		// -0 is a negative zero to encoding/json.
+		return float64(n), err == nil && !(n == 0 && p.s[start] == '-')
+	}
 	return n, err == nil
 }
+
+// strStop holds the bytes that end the plain run of a JSON string: the
+// closing quote, an escape or a control character.
+var strStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 func (p *jsonParser) str() (string, bool) {
 	p.i++
 	start := p.i
 	for p.i < len(p.s) {
+		for p.i < len(p.s) && !strStop[p.s[p.i]] {
+			p.i++
+		}
+		if p.i == len(p.s) {
+			break
+		}
 		switch c := p.s[p.i]; {
 		case c == '"':
 			s := p.s[start:p.i]

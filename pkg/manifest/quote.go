@@ -29,12 +29,17 @@ func plainSafe(s string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 || c >= 0x7f || strings.IndexByte("#,[]{}&*!|>'\"%@`\\", c) >= 0 && (i == 0 || c != '#' && c != '@' && c != '%') {
+		if !plainSpecial[c] {
+			continue
+		}
+		switch {
+		case c < 0x20 || c >= 0x7f:
+			return false
+		case indicator[c] && (i == 0 || c != '#' && c != '@' && c != '%'):
+			return false
+		case c == ':' && i+1 < len(s) && s[i+1] == ' ', c == ' ' && i+1 < len(s) && s[i+1] == '#':
 			return false
 		}
-	}
-	if strings.Contains(s, ": ") || strings.Contains(s, " #") {
-		return false
 	}
 	switch s[0] {
 	case '-', '?', ':':
@@ -49,6 +54,34 @@ func plainSafe(s string) bool {
 	}
 	return !numberLike(s)
 }
+
+// byteSet is a set of ASCII characters.
+type byteSet [256]bool
+
+func newByteSet(chars string) *byteSet {
+	var b byteSet
+	for i := 0; i < len(chars); i++ {
+		b[chars[i]] = true
+	}
+	return &b
+}
+
+var (
+	// indicator holds the characters that may start YAML structure.
+	indicator = newByteSet("#,[]{}&*!|>'\"%@`\\")
+	// plainSpecial holds the bytes plainSafe looks at twice: indicators,
+	// ':', ' ' and the unprintable.
+	plainSpecial = func() *byteSet {
+		b := *indicator
+		for c := 0; c < 256; c++ {
+			b[c] = b[c] || c < 0x20 || c >= 0x7f || c == ':' || c == ' '
+		}
+		return &b
+	}()
+	// numberChars holds the characters of YAML 1.1 and 1.2 numbers and
+	// timestamps.
+	numberChars = newByteSet("0123456789abcdefABCDEFxXoO_.:+-tTzZ ")
+)
 
 // numberLike reports strings that start like a number and hold only
 // characters YAML 1.1 and 1.2 integers, floats and timestamps are made of;
@@ -65,7 +98,7 @@ func numberLike(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if strings.IndexByte("0123456789abcdefABCDEFxXoO_.:+-tTzZ ", s[i]) < 0 {
+		if !numberChars[s[i]] {
 			return false
 		}
 	}

@@ -7,4 +7,10 @@
 // .Values) and Helm's functions (sprig minus env and expandenv, include,
 // tpl, toYaml, toJson, fromYaml, fromJson, required, fail), with
 // missingkey=error, so the same files render the same objects under Helm.
+//
+// They run on a compiled fast path (internal/tmplexec) and, for anything it
+// leaves (an error, a value or construct it does not handle exactly as
+// text/template would), with text/template, so the output and the errors
+// are text/template's either way; TestFastPathSameOutput and FuzzFastPath
+// compare the two.
 package render

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
 	"sigs.k8s.io/yaml"
+
+	"github.com/tfgen/tfgen/pkg/manifest"
 )
 
 // maxIncludeDepth stops a template that includes itself forever, as Helm does.
@@ -49,7 +52,36 @@ func funcMap() template.FuncMap {
 	for name, fn := range helm {
 		f[name] = fn
 	}
+	f["semverCompare"] = cachedSemverCompare(f["semverCompare"].(func(string, string) (bool, error)))
 	return f
+}
+
+// maxSemverCache bounds the answers cachedSemverCompare keeps.
+const maxSemverCache = 1024
+
+// cachedSemverCompare returns compare remembering its answers: templates
+// compare the same target Kubernetes version with the same constraints
+// for every job, and parsing the constraint was a tenth of a render.
+func cachedSemverCompare(compare func(string, string) (bool, error)) func(string, string) (bool, error) {
+	type answer struct {
+		ok  bool
+		err error
+	}
+	var (
+		cache sync.Map // [2]string -> answer
+		size  atomic.Int32
+	)
+	return func(constraint, version string) (bool, error) {
+		key := [2]string{constraint, version}
+		if a, ok := cache.Load(key); ok {
+			return a.(answer).ok, a.(answer).err
+		}
+		ok, err := compare(constraint, version)
+		if size.Add(1) <= maxSemverCache {
+			cache.Store(key, answer{ok, err})
+		}
+		return ok, err
+	}
 }
 
 // depth counts the includes of each template in progress, across renders,
@@ -135,16 +167,31 @@ func fromYAMLArray(s string) []any {
 }
 
 func toJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
+	s, _ := mustToJSON(v)
+	return s
 }
 
+// jsonBufs are scratch buffers of mustToJSON.
+var jsonBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// mustToJSON is json.Marshal; plain data (what templates handle) is
+// written without reflection, byte for byte the same.
 func mustToJSON(v any) (string, error) {
+	bp := jsonBufs.Get().(*[]byte)
+	b, ok := manifest.AppendJSON((*bp)[:0], v)
+	s := string(b) // before the buffer goes back to the pool
+	if cap(b) <= 1<<20 {
+		*bp = b[:0]
+		jsonBufs.Put(bp)
+	}
+	if ok {
+		return s, nil
+	}
 	b, err := json.Marshal(v)
-	return string(b), err
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
 func fromJSON(s string) map[string]any {

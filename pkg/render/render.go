@@ -7,11 +7,13 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"text/template"
 
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/manifest"
+	"github.com/tfgen/tfgen/pkg/render/internal/tmplexec"
 	"github.com/tfgen/tfgen/pkg/values"
 )
 
@@ -21,6 +23,10 @@ type Object = manifest.Object
 // Renderer holds parsed templates; it is safe for concurrent use.
 type Renderer struct {
 	tmpl *template.Template
+	// fast runs tmpl without reflection; where it cannot, tmpl runs.
+	fast *tmplexec.Set
+	// fallbacks counts the templates the fast path left to tmpl.
+	fallbacks atomic.Int64
 	// names of the templates that render objects, sorted.
 	names []string
 }
@@ -62,6 +68,7 @@ func New(fsys fs.FS) (*Renderer, error) {
 		d[tt.Name()] = new(atomic.Int32)
 	}
 	t.Funcs(bind(t, d))
+	r.fast = tmplexec.Compile(t, funcMap(), "include")
 	sort.Strings(r.names)
 	return r, nil
 }
@@ -81,12 +88,16 @@ func (r *Renderer) Render(j *job.Job, s job.Settings) (objs []Object, err error)
 // template's fail or required is returned as it is; other errors keep
 // text/template's "template: FILE:LINE:COL: ..." location.
 func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (objs []Object, err error) {
-	t := r.tmpl
 	release := map[string]any{
 		"Name": name, "Namespace": namespace, "Service": "tfgen",
 		"IsInstall": true, "IsUpgrade": false, "Revision": 1,
 	}
-	var buf bytes.Buffer
+	buf := outputs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			outputs.Put(buf)
+		}
+	}()
 	for _, n := range r.names {
 		buf.Reset()
 		data := map[string]any{
@@ -94,7 +105,7 @@ func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (ob
 			"Values":   vals,
 			"Template": map[string]any{"Name": n, "BasePath": path.Dir(n)},
 		}
-		if err := execute(t, n, &buf, data); err != nil {
+		if err := r.execute(n, buf, data); err != nil {
 			return nil, err
 		}
 		for i, doc := range manifest.SplitDocuments(buf.Bytes()) {
@@ -107,6 +118,24 @@ func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (ob
 	}
 	sortByKind(objs)
 	return objs, nil
+}
+
+// outputs holds buffers for the templates' output, which manifest.Parse
+// copies from.
+var outputs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// execute runs template n: on the fast path, and when that fails (an
+// error, or something it does not handle) with text/template, which gives
+// the output or the error text/template always gave.
+func (r *Renderer) execute(n string, buf *bytes.Buffer, data any) error {
+	if r.fast != nil {
+		if r.fast.Execute(buf, n, data) == nil {
+			return nil
+		}
+		r.fallbacks.Add(1)
+		buf.Reset()
+	}
+	return execute(r.tmpl, n, buf, data)
 }
 
 // execute runs template n; a panic becomes an error naming the template.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tfgen/tfgen/pkg/cluster"
 	"github.com/tfgen/tfgen/pkg/job"
+	"github.com/tfgen/tfgen/pkg/manifest"
 )
 
 // chart is the values file: the job's fields at the top level plus `tfgen`.
@@ -23,6 +24,9 @@ func Build(j *job.Job, s job.Settings) (map[string]any, error) {
 	b, err := Marshal(j, s)
 	if err != nil {
 		return nil, err
+	}
+	if v, ok := manifest.DecodeJSON(b); ok {
+		return v, nil
 	}
 	var v map[string]any
 	if err := json.Unmarshal(b, &v); err != nil {
