@@ -75,7 +75,7 @@ type keeping struct {
 	logs     logKeeping
 	enf      *enforcer // nil without a Scaler
 	sent     []Target  // the targets last handed to enf
-	ownSaved bool      // the logs were saved before the own type's release
+	savedFor int       // how many types of the teardown the logs were saved before
 	elastic  elasticKeeping
 }
 
@@ -306,9 +306,9 @@ func (kp *keeping) resize(ctx context.Context) {
 }
 
 // enforce hands the enforcer the targets of the status as known (a
-// decision acts only once written). Before the keeper's own type is
-// released, the replicas' last words are saved (flushTimeout at most):
-// the keeper may go with it.
+// decision acts only once written). Before a type joins the teardown, the
+// replicas' last words are saved (flushTimeout at most): its pods' records
+// go with them, and the keeper with its own type.
 func (kp *keeping) enforce(ctx context.Context) {
 	if kp.enf == nil {
 		return
@@ -317,9 +317,9 @@ func (kp *keeping) enforce(ctx context.Context) {
 	if slices.Equal(ts, kp.sent) {
 		return
 	}
-	if !kp.ownSaved && slices.Contains(kp.status.Teardown, kp.Job.Keeper().Type) {
+	if n := len(kp.status.Teardown); n > kp.savedFor {
 		kp.logs.save(ctx, true)
-		kp.ownSaved = true
+		kp.savedFor = n
 	}
 	kp.sent = ts
 	kp.enf.want(ts)
