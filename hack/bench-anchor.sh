@@ -7,7 +7,8 @@
 # with the node agent as the node, and this prints the figures and the
 # ratios tfgen/Kubeflow as tables. Not part of make test.
 #
-#   hack/bench-anchor.sh                  # N=100,500,1000, one run each
+#   hack/bench-anchor.sh                  # N=100,500,1000, one run each of Kubeflow,
+#                                         # tfgen and tfgen-image (--supervisor-volume image)
 #   N=500 RUNS=3 hack/bench-anchor.sh
 #   SYSTEMS=tfgen N=100 hack/bench-anchor.sh
 #   PROFILE=/tmp/prof hack/bench-anchor.sh  # the API server's CPU profiles
@@ -29,7 +30,7 @@ hack/anchor/operator.sh "$BIN/kubeflow"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 TFGEN_BIN=$BIN TFGEN_KUBEFLOW_OPERATOR=$BIN/kubeflow TFGEN_ANCHOR_N=${N:-100,500,1000} \
-	TFGEN_ANCHOR_SYSTEMS=${SYSTEMS:-kubeflow,tfgen} TFGEN_ANCHOR_PROFILE=${PROFILE:-} \
+	TFGEN_ANCHOR_SYSTEMS=${SYSTEMS:-kubeflow,tfgen,tfgen-image} TFGEN_ANCHOR_PROFILE=${PROFILE:-} \
 	go test -run '^$' -bench '^BenchmarkAnchor$' -benchtime 1x -count "${RUNS:-1}" -timeout 0 ./test/anchor | tee "$out" | grep -v '^anchor ' || true
 grep -q '^anchor ' "$out" || { echo "bench-anchor.sh: no run finished" >&2; exit 1; }
 

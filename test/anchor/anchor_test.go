@@ -287,7 +287,7 @@ func BenchmarkAnchor(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, n := range sizes {
-		for _, sys := range strings.Split(env("TFGEN_ANCHOR_SYSTEMS", "kubeflow,tfgen"), ",") {
+		for _, sys := range strings.Split(env("TFGEN_ANCHOR_SYSTEMS", "kubeflow,tfgen,tfgen-image"), ",") {
 			b.Run(fmt.Sprintf("%s/N=%d", sys, n), func(b *testing.B) {
 				for range b.N {
 					r := run(b, sys, n, runEnv{supervisor: supervisor, wrap: wrap, kubectl: kubectl, scratch: b.TempDir()})

@@ -11,8 +11,8 @@
 //
 //	TFGEN_KUBEFLOW_OPERATOR  the directory operator.sh built into
 //	TFGEN_ANCHOR_N           the job sizes, default 100,500,1000
-//	TFGEN_ANCHOR_SYSTEMS     default kubeflow,tfgen; tfgen-image is tfgen
-//	                         with --supervisor-volume image (no copy)
+//	TFGEN_ANCHOR_SYSTEMS     default kubeflow,tfgen,tfgen-image; tfgen-image
+//	                         is tfgen with --supervisor-volume image (no copy)
 //	TFGEN_ANCHOR_PROFILE     a directory for a CPU profile of the API
 //	                         server per run (TFGEN_ANCHOR_PROFILE_SECONDS
 //	                         long, default 30)
