@@ -23,15 +23,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${TFGEN_BIN:-$PWD/bin}
-[[ -x $BIN/kube-apiserver && -x $BIN/etcd ]] || { echo "bench-anchor.sh: no control plane in $BIN; run make tools" >&2; exit 1; }
-hack/anchor/operator.sh "$BIN/kubeflow"
+[[ -n ${TABLE:-} || ( -x $BIN/kube-apiserver && -x $BIN/etcd ) ]] || { echo "bench-anchor.sh: no control plane in $BIN; run make tools" >&2; exit 1; }
+[[ -n ${TABLE:-} ]] || hack/anchor/operator.sh "$BIN/kubeflow"
 [[ -n ${PROFILE:-} ]] && mkdir -p "$PROFILE"
 
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-TFGEN_BIN=$BIN TFGEN_KUBEFLOW_OPERATOR=$BIN/kubeflow TFGEN_ANCHOR_N=${N:-100,500,1000} \
-	TFGEN_ANCHOR_SYSTEMS=${SYSTEMS:-kubeflow,tfgen,tfgen-image} TFGEN_ANCHOR_PROFILE=${PROFILE:-} \
-	go test -run '^$' -bench '^BenchmarkAnchor$' -benchtime 1x -count "${RUNS:-1}" -timeout 0 ./test/anchor | tee "$out" | grep -v '^anchor ' || true
+# The runs' figures stay in _output/bench-anchor.runs; TABLE=FILE prints
+# the tables of such a file without running anything.
+out=${TABLE:-_output/bench-anchor.runs}
+if [[ -z ${TABLE:-} ]]; then
+	mkdir -p _output
+	TFGEN_BIN=$BIN TFGEN_KUBEFLOW_OPERATOR=$BIN/kubeflow TFGEN_ANCHOR_N=${N:-100,500,1000} \
+		TFGEN_ANCHOR_SYSTEMS=${SYSTEMS:-kubeflow,tfgen,tfgen-image} TFGEN_ANCHOR_PROFILE=${PROFILE:-} \
+		go test -run '^$' -bench '^BenchmarkAnchor$' -benchtime 1x -count "${RUNS:-1}" -timeout 0 ./test/anchor |
+		tee "$out" | grep -v '^anchor ' || true
+fi
 grep -q '^anchor ' "$out" || { echo "bench-anchor.sh: no run finished" >&2; exit 1; }
 
 echo
@@ -73,19 +78,17 @@ END {
 	print ""
 	print "tfgen / Kubeflow (means of the runs; below 1 is tfgen ahead):"
 	print ""
-	print "| N | apply → Succeeded | released | API CPU to Succeeded | API CPU, whole life | requests | writes | all started |"
-	print "|---|---|---|---|---|---|---|---|"
+	print "| N | system | apply → Succeeded | released | API CPU to Succeeded | API CPU, whole life | requests | writes | all started |"
+	print "|---|---|---|---|---|---|---|---|---|"
+	split("succeeded released api_cpu_succeeded api_cpu requests writes started", fs, " ")
 	for (o = 1; o <= groups; o++) {
-		split(order[o], p, SUBSEP); n = p[1]
-		if (n in done) continue
-		done[n] = 1
-		t = n SUBSEP "tfgen"; k = n SUBSEP "kubeflow"
-		if (!(t in runs) || !(k in runs)) continue
-		line = "| " n
-		split("succeeded released api_cpu_succeeded api_cpu requests writes started", fs, " ")
+		split(order[o], p, SUBSEP); n = p[1]; sys = p[2]
+		k = n SUBSEP "kubeflow"
+		if (sys == "kubeflow" || !(k in runs)) continue
+		line = "| " n " | " sys
 		for (i = 1; i <= 7; i++) {
 			d = mean(k, fs[i])
-			line = line sprintf(" | %s", d > 0 ? sprintf("%.2f", mean(t, fs[i]) / d) : "—")
+			line = line sprintf(" | %s", d > 0 ? sprintf("%.2f", mean(order[o], fs[i]) / d) : "—")
 		}
 		print line " |"
 	}
