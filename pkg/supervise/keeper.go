@@ -135,14 +135,26 @@ func (k *Keeper) Run(ctx context.Context) {
 		case r := <-kp.logs.inflight:
 			kp.logs.landed(r)
 		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+			// select chose the end at random among what was ready: the
+			// replicas' change and the status that came with it count.
+			select {
+			case <-k.Replicas.Changed():
+				synced = true
+			default:
+			}
+			if kp.status == nil && synced {
+				if s, err := k.Store.Get(fctx); err == nil {
+					kp.status = s
+				}
+			}
 			if kp.status != nil && synced {
 				kp.observe(k.Replicas.Replicas())
-				fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 				kp.sync(fctx, true)
 				kp.logs.save(fctx, true)
 				kp.enforce(fctx)
-				cancel()
 			}
+			cancel()
 			kp.flush(ctx)
 			return
 		}
