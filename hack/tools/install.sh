@@ -6,6 +6,7 @@
 #   helm                                                     (hack/tools/helm)
 #   kubelet                                                  (hack/tools/node)
 #   coredns                                                  (hack/tools/coredns)
+#   kueue, with its CRDs, webhooks and configuration in kueue.d (hack/tools/kueue)
 #
 # and, for the test cluster's node (test/cluster), containerd, runc, the CNI
 # plugins and iptables from Debian packages (apt-get, only when missing; a
@@ -24,6 +25,7 @@ KUBE_VERSION=v1.37.1 # v1.37.2 source is not served by the module proxy (403).
 ETCD_VERSION=v3.7.3
 HELM_VERSION=v4.3.1
 COREDNS_VERSION=v1.15.0
+KUEUE_VERSION=v0.17.0
 # Debian packages of the node: Debian 12 has containerd 1.6.20 and runc 1.1.5.
 NODE_PACKAGES=(containerd runc containernetworking-plugins iptables)
 
@@ -97,6 +99,7 @@ pinned etcd "go.etcd.io/etcd/server/v3 $ETCD_VERSION" "update it"
 pinned helm "helm.sh/helm/v4 $HELM_VERSION" "update it"
 pinned node "k8s.io/kubernetes $KUBE_VERSION" "run hack/tools/kube/gen.sh $KUBE_VERSION"
 pinned coredns "github.com/coredns/coredns $COREDNS_VERSION" "update it"
+pinned kueue "sigs.k8s.io/kueue $KUEUE_VERSION" "update it"
 
 # node_packages: installs the missing NODE_PACKAGES with apt-get.
 node_packages() {
@@ -126,3 +129,20 @@ build helm "$HELM_VERSION" "-s -w -X helm.sh/helm/v4/internal/version.version=$H
 	helm.sh/helm/v4/cmd/helm
 build node "$KUBE_VERSION" "$kube_ldflags" k8s.io/kubernetes/cmd/kubelet
 build coredns "$COREDNS_VERSION" "-s -w" github.com/tfgen/tfgen/hack/tools/coredns
+build kueue "$KUEUE_VERSION" "-s -w -X sigs.k8s.io/kueue/pkg/version.GitVersion=$KUEUE_VERSION" sigs.k8s.io/kueue/cmd/kueue
+
+# kueue.d: what Kueue's release manifests hold besides the binary (its CRDs,
+# its webhooks and its controller manager's configuration), from the same
+# module, for test/admission to install.
+kueue_manifests() {
+	local want src
+	want=$(<"$BIN/.kueue.stamp")
+	[[ -f $BIN/kueue.d/.stamp && $(<"$BIN/kueue.d/.stamp") == "$want" ]] && return
+	src=$(cd "$HERE/kueue" && go list -m -f '{{.Dir}}' sigs.k8s.io/kueue)
+	rm -rf "$BIN/kueue.d" && mkdir -p "$BIN/kueue.d/manager"
+	cp -r "$src/config/components/crd" "$src/config/components/webhook" "$BIN/kueue.d/"
+	cp "$src/config/components/manager/controller_manager_config.yaml" "$BIN/kueue.d/manager/"
+	chmod -R u+w "$BIN/kueue.d"
+	echo "$want" >"$BIN/kueue.d/.stamp"
+}
+kueue_manifests

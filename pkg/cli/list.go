@@ -9,7 +9,10 @@ import (
 
 const listLong = `List the jobs of a namespace (or of all, with -A) as kubectl get tfjobs
 would: NAME, STATE, AGE, and for each replica type its replicas as
-ACTIVE/SUCCEEDED/FAILED ("-" for a job without that type).
+ACTIVE/SUCCEEDED/FAILED ("-" for a job without that type). When Kueue
+admits any of the jobs, ADMISSION says how, as STATE/QUEUE from its
+workload: Waiting (no workload yet), Queued, QuotaReserved, Admitted,
+Evicted or Released.
 
 A job is its record ConfigMap (labelled app.kubernetes.io/managed-by=tfgen,
 app.kubernetes.io/component=job); STATE is from the status its supervisors
@@ -80,5 +83,5 @@ func (o *listOptions) Run(cmd *cobra.Command, s Streams) error {
 		}
 		return err
 	}
-	return printList(s.Out, jobs, o.AllNamespaces, c.Now())
+	return printList(s.Out, jobs, c.Admissions(cmd.Context(), ns, jobs), o.AllNamespaces, c.Now())
 }

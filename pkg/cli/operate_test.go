@@ -53,7 +53,7 @@ func TestPrinters(t *testing.T) {
 	now := t0.Add(2 * time.Hour)
 	jobs := printerJobs(t0)
 	var b bytes.Buffer
-	if err := printList(&b, jobs, true, now); err != nil {
+	if err := printList(&b, jobs, nil, true, now); err != nil {
 		t.Fatal(err)
 	}
 	golden.Assert(t, "../../testdata/operate/list-all.txt", b.Bytes())

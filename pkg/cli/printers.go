@@ -29,9 +29,26 @@ func age(t, now time.Time) string {
 	return duration.HumanDuration(now.Sub(t))
 }
 
+// admissionText says how Kueue admits a job: its state, queue and why.
+func admissionText(a *operate.Admission) string {
+	s := fmt.Sprintf("%s in queue %s", a.State, a.Queue)
+	if a.ClusterQueue != "" {
+		s += fmt.Sprintf(" (ClusterQueue %s)", a.ClusterQueue)
+	}
+	switch {
+	case a.Reason != "" && a.Message != "":
+		s += fmt.Sprintf(": %s: %s", a.Reason, a.Message)
+	case a.Message != "":
+		s += ": " + a.Message
+	}
+	return s
+}
+
 // printList writes the jobs as `kubectl get tfjobs` would: NAME, STATE,
-// AGE, then per replica type ACTIVE/SUCCEEDED/FAILED.
-func printList(w io.Writer, jobs []*operate.Job, allNamespaces bool, now time.Time) error {
+// AGE, then per replica type ACTIVE/SUCCEEDED/FAILED; with ADMISSION
+// (state/queue) after AGE when Kueue admits any of them, from admissions
+// by namespace/name.
+func printList(w io.Writer, jobs []*operate.Job, admissions map[string]*operate.Admission, allNamespaces bool, now time.Time) error {
 	seen := map[string]bool{}
 	var types []string
 	for _, j := range jobs {
@@ -45,6 +62,9 @@ func printList(w io.Writer, jobs []*operate.Job, allNamespaces bool, now time.Ti
 	sort.Strings(types) // the order of --roles and of the record
 	tw := newTable(w)
 	head := []string{"NAME", "STATE", "AGE"}
+	if len(admissions) > 0 {
+		head = append(head, "ADMISSION")
+	}
 	if allNamespaces {
 		head = append([]string{"NAMESPACE"}, head...)
 	}
@@ -54,6 +74,13 @@ func printList(w io.Writer, jobs []*operate.Job, allNamespaces bool, now time.Ti
 	row(tw, head...)
 	for _, j := range jobs {
 		cells := []string{j.Name, j.State(), age(j.Created, now)}
+		if len(admissions) > 0 {
+			adm := "-"
+			if a := admissions[j.Namespace+"/"+j.Name]; a != nil {
+				adm = a.State + "/" + a.Queue
+			}
+			cells = append(cells, adm)
+		}
 		if allNamespaces {
 			cells = append([]string{j.Namespace}, cells...)
 		}
@@ -82,6 +109,9 @@ func printStatus(w io.Writer, v *operate.View, now time.Time) error {
 	row(tw, "Name:", v.Metadata.Name)
 	row(tw, "Namespace:", v.Metadata.Namespace)
 	row(tw, "State:", v.Status.State)
+	if a := v.Status.Admission; a != nil {
+		row(tw, "Admission:", admissionText(a))
+	}
 	row(tw, "Start Time:", timeAgo(s.StartTime, now))
 	row(tw, "Completion Time:", timeAgo(s.CompletionTime, now))
 	if s.StartTime != nil {

@@ -103,3 +103,8 @@ func (s *ReplicaSpec) Count() int32 {
 	}
 	return *s.Replicas
 }
+
+// Kueue reports whether Kueue admits the job (gang scheduler kueue).
+func (j *Job) Kueue() bool {
+	return j.Scheduler != nil && j.Scheduler.Gang == "kueue"
+}

@@ -37,7 +37,8 @@ func (f Framework) DefaultPort() int32 {
 // a dialect's own defaults: replicas 1; restartPolicy Never; the port from
 // the training container's port named tfjob-port / mxjob-port, else 2222 /
 // 9091; a lone unnamed container named tensorflow / mxnet; jobMode dist for
-// MXNet; and cleanPodPolicy Running.
+// MXNet; cleanPodPolicy Running; and, for a job labelled with a Kueue
+// queue (LabelKueueQueue), gang scheduling by Kueue in that queue.
 //
 // Running is a deliberate departure from Kubeflow, whose default became
 // None in v1.6: with None, parameter servers (which never exit by
@@ -75,6 +76,32 @@ func SetDefaults(j *Job) {
 	}
 	if j.RunPolicy.CleanPodPolicy == "" {
 		j.RunPolicy.CleanPodPolicy = CleanRunning
+	}
+	kueueDefaults(j)
+}
+
+// kueueDefaults: a job labelled with a Kueue queue, as Kueue's users label
+// a TFJob, is gang-scheduled by Kueue in that queue, unless it chose
+// another gang scheduler or another queue (which validation reports).
+func kueueDefaults(j *Job) {
+	q := j.Labels[LabelKueueQueue]
+	if q == "" {
+		return
+	}
+	if j.Scheduler == nil {
+		j.Scheduler = &SchedulerSpec{}
+	}
+	if j.Scheduler.Gang == "" {
+		j.Scheduler.Gang = "kueue"
+	}
+	if j.Scheduler.Gang != "kueue" {
+		return
+	}
+	if j.RunPolicy.SchedulingPolicy == nil {
+		j.RunPolicy.SchedulingPolicy = &SchedulingPolicy{}
+	}
+	if j.RunPolicy.SchedulingPolicy.Queue == "" {
+		j.RunPolicy.SchedulingPolicy.Queue = q
 	}
 }
 

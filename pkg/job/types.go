@@ -60,6 +60,10 @@ const (
 // SuccessPolicy says which replicas decide the job's success.
 type SuccessPolicy string
 
+// LabelKueueQueue is Kueue's queue label: on a job, it chooses Kueue and
+// its queue (SetDefaults), as on a TFJob under Kueue.
+const LabelKueueQueue = "kueue.x-k8s.io/queue-name"
+
 // Job annotations that choose tfgen's own behaviours (the render flags of
 // the same names set them on jobs that do not).
 const (

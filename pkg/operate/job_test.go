@@ -73,6 +73,7 @@ func TestCheckRange(t *testing.T) {
 		min, max *int32
 		typ      string
 		n        int32
+		kueue    bool
 		want     string
 	}{
 		{name: "no bounds", typ: "worker", n: 9},
@@ -83,10 +84,17 @@ func TestCheckRange(t *testing.T) {
 		{name: "only max", max: ptr[int32](2), typ: "worker", n: 3, want: "job j runs at most 2 workers (its maxInstances), not 3"},
 		{name: "other types are not bounded", max: ptr[int32](2), typ: "ps", n: 3},
 		{name: "negative", typ: "worker", n: -1, want: "cannot scale worker of job j to -1 replicas"},
+		{name: "under Kueue", typ: "worker", n: 3, kueue: true,
+			want: "job j is admitted by Kueue as one group of its rendered size: it cannot be resized; delete it and apply it again with other replicas"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			j := testJob(func(j *Job) { j.Spec.MinInstances, j.Spec.MaxInstances = tc.min, tc.max })
+			j := testJob(func(j *Job) {
+				j.Spec.MinInstances, j.Spec.MaxInstances = tc.min, tc.max
+				if tc.kueue {
+					j.Spec.Scheduler = &job.SchedulerSpec{Gang: "kueue"}
+				}
+			})
 			got := ""
 			if err := j.checkRange(tc.typ, tc.n); err != nil {
 				got = err.Error()

@@ -101,6 +101,12 @@ func (j *Job) checkRange(t string, n int32) error {
 	if n < 0 {
 		return fmt.Errorf("cannot scale %s of job %s to %d replicas", t, j.Name, n)
 	}
+	if j.Spec.Kueue() {
+		// Kueue admits the job's pods as one group of the rendered
+		// size: it deletes a pod beyond it, and cannot make the
+		// workload again (after an eviction) with fewer.
+		return fmt.Errorf("job %s is admitted by Kueue as one group of its rendered size: it cannot be resized; delete it and apply it again with other replicas", j.Name)
+	}
 	lo, hi := j.Spec.MinInstances, j.Spec.MaxInstances
 	if t != "worker" || ((lo == nil || n >= *lo) && (hi == nil || n <= *hi)) {
 		return nil

@@ -53,6 +53,8 @@ type ViewStatus struct {
 	State string `json:"state"`
 	// replicas merges each replica's record entry with its pod.
 	Replicas []Replica `json:"replicas,omitempty"`
+	// admission by Kueue, for a job it admits.
+	Admission *Admission `json:"admission,omitempty"`
 }
 
 // metaKeys are the canonical job's fields that go to metadata, not spec.
@@ -64,7 +66,12 @@ func (c *Client) View(ctx context.Context, j *Job) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewView(j, reps)
+	v, err := NewView(j, reps)
+	if err != nil {
+		return nil, err
+	}
+	v.Status.Admission = c.Admission(ctx, j)
+	return v, nil
 }
 
 // NewView returns job j's view with replicas reps.

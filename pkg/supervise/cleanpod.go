@@ -205,7 +205,8 @@ func (s *saying) before(at time.Time) bool {
 // Running and All, fewer for a type whose highest replicas have finished
 // (succeeded or failed for good), whose pods can no longer complete and
 // would hold their requests (a StatefulSet removes its pods from the
-// top). The keeper's own replica stays until its type is released. A type
+// top), unless the job holds them (HoldFinished). The keeper's own replica
+// stays until its type is released. A type
 // at its spec's count and never resized is not listed: nothing is asked
 // of it.
 func (j *Job) Targets(s *record.Status) []Target {
@@ -221,7 +222,7 @@ func (j *Job) Targets(s *record.Status) []Target {
 		}
 		n := at.replicas(t)
 		keep := n
-		for j.CleanPodPolicy != CleanNone && keep > 0 && s.Finished(t, keep-1) {
+		for !j.HoldFinished && j.CleanPodPolicy != CleanNone && keep > 0 && s.Finished(t, keep-1) {
 			keep--
 		}
 		if t == keeper.Type {

@@ -94,6 +94,11 @@ type Job struct {
 	TTLAfterFinished *time.Duration
 	// Elastic, when set, resizes the job's workers by DRAGON's strategy.
 	Elastic *Elastic
+	// HoldFinished keeps a finished replica's pod until the job ends
+	// instead of giving it back at once: Kueue admits the job's pods as
+	// one group of fixed size, and makes its workload again, after an
+	// eviction, only from every pod of it.
+	HoldFinished bool
 }
 
 // Validate checks the job's policy and fills the defaults.

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -83,10 +84,13 @@ func schedulingNames(j *job.Job) field.ErrorList {
 	var errs field.ErrorList
 	sp := j.RunPolicy.SchedulingPolicy
 	p := j.RunPolicyFieldPath("schedulingPolicy")
-	if j.Scheduler != nil && j.Scheduler.Gang == "kueue" {
-		switch {
+	if j.Kueue() {
+		switch label, labelled := j.Labels[job.LabelKueueQueue]; {
 		case sp == nil || sp.Queue == "":
 			errs = append(errs, field.Required(p.Child("queue"), "gang scheduling with kueue needs the name of a LocalQueue"))
+		case labelled && label != sp.Queue:
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "labels").Key(job.LabelKueueQueue), label,
+				fmt.Sprintf("the job names two Kueue queues: this label and %s (%q); keep one", p.Child("queue"), sp.Queue)))
 		default:
 			for _, m := range validation.IsValidLabelValue(sp.Queue) {
 				errs = append(errs, field.Invalid(p.Child("queue"), sp.Queue, "Kueue's queue-name label holds it: "+m))

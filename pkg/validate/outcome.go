@@ -110,6 +110,10 @@ func elastic(j *job.Job) field.ErrorList {
 	if _, ok := j.Replicas()[job.Worker]; !ok {
 		errs = append(errs, field.Required(field.NewPath("metadata", "annotations").Key(job.AnnotationElastic), "an elastic job resizes its workers, and this one has none"))
 	}
+	if j.Kueue() {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "annotations").Key(job.AnnotationElastic), "dragon",
+			"Kueue admits the job as one group of its rendered size, which DRAGON's strategy would change; under Kueue, use "+job.AnnotationElastic+": none (the default there)"))
+	}
 	return append(errs, wrapped(j, "an elastic job ("+job.AnnotationElastic+": dragon) gives running replicas a new TF_CONFIG in place")...)
 }
 
@@ -121,5 +125,5 @@ func Elastic(j *job.Job) bool {
 		return v == "dragon"
 	}
 	_, workers := j.Replicas()[job.Worker]
-	return (j.MinInstances != nil || j.MaxInstances != nil) && workers && len(wrapped(j, "")) == 0
+	return (j.MinInstances != nil || j.MaxInstances != nil) && workers && !j.Kueue() && len(wrapped(j, "")) == 0
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfgen/tfgen/pkg/validate"
 )
 
 // TestOutcomeChoices: successWorkers and tfgen's job annotations, each
@@ -42,6 +44,33 @@ func TestOutcomeChoices(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if diff := cmp.Diff(tt.want, lines(decode(t, v1+tt.yaml))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestKueueJobsAreNotElastic: a DRAGON job (min-instances, max-instances)
+// resizes its workers by DRAGON's strategy, but not under Kueue, which
+// admits it as one group of its rendered size; the queue label of the job
+// is what puts it there, as on a TFJob under Kueue.
+func TestKueueJobsAreNotElastic(t *testing.T) {
+	const dragon = "spec:\n  min-instances: 1\n  max-instances: 4\n  tfReplicaSpecs:\n" +
+		"    Worker: {replicas: 2, template: {spec: {containers: [{name: tensorflow, image: tf, command: [train]}]}}}\n"
+	for _, tt := range []struct {
+		name, meta string
+		gang       string
+		elastic    bool
+	}{
+		{"a DRAGON job", "metadata: {name: j}\n", "", true},
+		{"a DRAGON job in a Kueue queue", "metadata: {name: j, labels: {kueue.x-k8s.io/queue-name: q}}\n", "kueue", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			j := decode(t, v1+tt.meta+dragon)
+			if got := validate.Elastic(j); got != tt.elastic {
+				t.Errorf("Elastic = %t, want %t", got, tt.elastic)
+			}
+			if got := j.Scheduler; (got == nil && tt.gang != "") || (got != nil && got.Gang != tt.gang) {
+				t.Errorf("scheduler %+v, want gang %q", got, tt.gang)
 			}
 		})
 	}

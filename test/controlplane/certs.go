@@ -19,6 +19,8 @@ import (
 
 // pki is the key material of one control plane, written as PEM files in dir.
 type pki struct {
+	ca            *x509.Certificate
+	caKey         crypto.Signer
 	caCert        []byte // PEM of the cluster CA
 	caFile        string // cluster CA certificate
 	servingCert   string // API server serving certificate, signed by the CA
@@ -63,24 +65,10 @@ func newPKI(dir string, ips []net.IP) (*pki, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.caCert = pemBlock("CERTIFICATE", caDER)
+	p.ca, p.caKey, p.caCert = ca, caKey, pemBlock("CERTIFICATE", caDER)
 
-	srvKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	srvTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  append([]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, ips...),
-		DNSNames: []string{"localhost", "kubernetes", "kubernetes.default",
-			"kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-	}
-	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, ca, srvKey.Public(), caKey)
+	srvDER, srvKey, err := p.serving("kube-apiserver", ips, "kubernetes", "kubernetes.default",
+		"kubernetes.default.svc", "kubernetes.default.svc.cluster.local")
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +105,51 @@ func newPKI(dir string, ips []net.IP) (*pki, error) {
 		}
 	}
 	return p, nil
+}
+
+// serving issues a serving certificate signed by the CA for loopback,
+// localhost, ips and names, returning its DER and key.
+func (p *pki) serving(cn string, ips []net.IP, names ...string) ([]byte, crypto.Signer, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 64))
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: cn},
+		NotBefore:    p.ca.NotBefore,
+		NotAfter:     p.ca.NotAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  append([]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, ips...),
+		DNSNames:     append([]string{"localhost"}, names...),
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.ca, key.Public(), p.caKey)
+	return der, key, err
+}
+
+// servingFiles writes a serving certificate for loopback as dir/tls.crt
+// and dir/tls.key, as controller-runtime's webhook servers read them.
+func (p *pki) servingFiles(cn, dir string) error {
+	der, key, err := p.serving(cn, nil)
+	if err != nil {
+		return err
+	}
+	keyPEM, err := privatePEM(key)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), pemBlock("CERTIFICATE", der), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "tls.key"), keyPEM, 0o600)
 }
 
 const (

@@ -45,6 +45,9 @@ type Options struct {
 	// the kubelet and CoreDNS, with ControllerManager and Scheduler. Only
 	// one node runs per machine at a time; Start waits for its turn.
 	Node *NodeOptions
+	// Kueue also runs Kueue as its release installs it (kueue.go), with
+	// ControllerManager and Scheduler.
+	Kueue bool
 }
 
 // ServiceCIDR is the cluster's Service IP range.
@@ -81,6 +84,10 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if opts.Node != nil {
 		opts.ControllerManager, opts.Scheduler = true, true
 		wanted = append(wanted, nodeBinaries...)
+	}
+	if opts.Kueue {
+		opts.ControllerManager, opts.Scheduler = true, true
+		wanted = append(wanted, kueueBinary)
 	}
 	if opts.ControllerManager {
 		wanted = append(wanted, "kube-controller-manager")
@@ -200,6 +207,11 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	}
 	if cp.node != nil {
 		if err := cp.startNode(ctx, bin); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Kueue {
+		if err := retryOnPortClash(func() error { return cp.startKueue(ctx, bin) }); err != nil {
 			return nil, err
 		}
 	}

@@ -42,8 +42,8 @@ type jobSpec struct {
 	replicas      []replica
 	exits         []string // --exit REPLICA=CODES
 	flags         []string // of tfgen render
-	// annotations of the job (tfgen.io/*), if any.
-	annotations map[string]string
+	// annotations and labels of the job, if any.
+	annotations, labels map[string]string
 	// noReports: the pods get no hostPath for the workload's reports (the
 	// restricted Pod Security Standard forbids it), so --wait-for fails.
 	noReports bool
@@ -98,6 +98,9 @@ func (j jobSpec) manifest(ns, dir string) []byte {
 	meta := object{"name": j.name}
 	if len(j.annotations) > 0 {
 		meta["annotations"] = j.annotations
+	}
+	if len(j.labels) > 0 {
+		meta["labels"] = j.labels
 	}
 	spec := object{"runPolicy": j.runPolicy, "tfReplicaSpecs": specs}
 	if j.successPolicy != "" {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tfgen/tfgen/pkg/operate"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -32,9 +33,10 @@ func (r *run) cli(args ...string) (string, int) {
 // view is what `tfgen status -o json` prints, shaped like a Kubeflow
 // TFJob: the record's status with tfgen's state and replicas beside it.
 type view struct {
-	State    string
-	Status   record.Status
-	Replicas []viewReplica
+	State     string
+	Status    record.Status
+	Replicas  []viewReplica
+	Admission *operate.Admission
 }
 
 type viewReplica struct {
@@ -56,8 +58,9 @@ func (r *run) view() view {
 		Status json.RawMessage `json:"status"`
 	}
 	var extra struct {
-		State    string        `json:"state"`
-		Replicas []viewReplica `json:"replicas"`
+		State     string             `json:"state"`
+		Replicas  []viewReplica      `json:"replicas"`
+		Admission *operate.Admission `json:"admission"`
 	}
 	var v view
 	err := json.Unmarshal([]byte(out), &job)
@@ -70,7 +73,7 @@ func (r *run) view() view {
 	if err != nil {
 		r.T.Fatalf("tfgen status -o json: %v\n%s", err, out)
 	}
-	v.State, v.Replicas = extra.State, extra.Replicas
+	v.State, v.Replicas, v.Admission = extra.State, extra.Replicas, extra.Admission
 	return v
 }
 

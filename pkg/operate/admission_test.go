@@ -1,0 +1,112 @@
+package operate
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/tfgen/tfgen/pkg/job"
+)
+
+// kueueWorkload is a Workload of namespace ns named name, with conditions
+// as type=status:reason, in queue q, reserved by ClusterQueue cq if set.
+func kueueWorkload(ns, name, cq string, conds ...[3]string) *unstructured.Unstructured {
+	var cs []any
+	for _, c := range conds {
+		cs = append(cs, map[string]any{"type": c[0], "status": c[1], "reason": c[2], "message": c[0] + " says so",
+			"lastTransitionTime": "2026-11-27T00:00:00Z"})
+	}
+	status := map[string]any{"conditions": cs}
+	if cq != "" {
+		status["admission"] = map[string]any{"clusterQueue": cq}
+	}
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+		"metadata": map[string]any{"name": name, "namespace": ns}, "spec": map[string]any{"queueName": "q"}, "status": status}}
+}
+
+// TestAdmission: what tfgen status and list say of a job's admission by
+// Kueue, from its workload (or its absence).
+func TestAdmission(t *testing.T) {
+	kueueJob := func(mutate func(*Job)) *Job {
+		return testJob(func(j *Job) {
+			j.Namespace = "ns"
+			j.Spec.Scheduler = &job.SchedulerSpec{Gang: "kueue"}
+			j.Spec.RunPolicy.SchedulingPolicy = &job.SchedulingPolicy{Queue: "q"}
+			if mutate != nil {
+				mutate(j)
+			}
+		})
+	}
+	ended := func(j *Job) { j.Status.Finish(true, "JobSucceeded", "", time.Now()) }
+	for _, tc := range []struct {
+		name     string
+		job      *Job
+		workload *unstructured.Unstructured
+		want     *Admission
+	}{
+		{name: "not under Kueue", job: testJob(nil)},
+		{name: "no workload yet", job: kueueJob(nil),
+			want: &Admission{Queue: "q", State: AdmissionWaiting, Message: "Kueue makes the job's workload once every pod of the job exists"}},
+		{name: "queued", job: kueueJob(nil), workload: kueueWorkload("ns", "j", "", [3]string{"QuotaReserved", "False", "Pending"}),
+			want: &Admission{Queue: "q", State: AdmissionQueued, Reason: "Pending", Message: "QuotaReserved says so"}},
+		{name: "admitted", job: kueueJob(nil), workload: kueueWorkload("ns", "j", "cq", [3]string{"QuotaReserved", "True", "QuotaReserved"}, [3]string{"Admitted", "True", "Admitted"}),
+			want: &Admission{Queue: "q", ClusterQueue: "cq", State: AdmissionAdmitted, Reason: "Admitted", Message: "Admitted says so"}},
+		{name: "quota reserved, checks pending", job: kueueJob(nil), workload: kueueWorkload("ns", "j", "cq", [3]string{"QuotaReserved", "True", "QuotaReserved"}),
+			want: &Admission{Queue: "q", ClusterQueue: "cq", State: AdmissionReserved, Reason: "QuotaReserved", Message: "QuotaReserved says so"}},
+		{name: "evicted", job: kueueJob(nil), workload: kueueWorkload("ns", "j", "", [3]string{"Admitted", "False", "NoReservation"}, [3]string{"Evicted", "True", "Preempted"}),
+			want: &Admission{Queue: "q", State: AdmissionEvicted, Reason: "Preempted", Message: "Evicted says so"}},
+		{name: "ended, pods gone", job: kueueJob(ended),
+			want: &Admission{Queue: "q", State: AdmissionReleased, Message: "the job's pods are gone, and with them its Kueue workload"}},
+		{name: "another job's workload", job: kueueJob(nil), workload: kueueWorkload("ns", "other", "", [3]string{"Admitted", "True", "Admitted"}),
+			want: &Admission{Queue: "q", State: AdmissionWaiting, Message: "Kueue makes the job's workload once every pod of the job exists"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var objs []runtime.Object
+			if tc.workload != nil {
+				objs = append(objs, tc.workload)
+			}
+			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{Workloads: "WorkloadList"}, objs...)
+			c := &Client{Dynamic: dyn}
+			if diff := cmp.Diff(tc.want, c.Admission(context.Background(), tc.job)); diff != "" {
+				t.Errorf("Admission (-want +got):\n%s", diff)
+			}
+			all := c.Admissions(context.Background(), "", []*Job{tc.job})
+			if diff := cmp.Diff(tc.want, all["ns/j"]); diff != "" {
+				t.Errorf("Admissions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestAdmissionUnserved: without Kueue's workloads served, the admission
+// is Unknown and says why, for both Admission and Admissions.
+func TestAdmissionUnserved(t *testing.T) {
+	j := testJob(func(j *Job) {
+		j.Namespace = "ns"
+		j.Spec.Scheduler = &job.SchedulerSpec{Gang: "kueue"}
+		j.Spec.RunPolicy.SchedulingPolicy = &job.SchedulingPolicy{Queue: "q"}
+	})
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{Workloads: "WorkloadList"})
+	dyn.PrependReactor("*", "workloads", notServed)
+	c := &Client{Dynamic: dyn}
+	want := &Admission{Queue: "q", State: AdmissionUnknown, Message: "Kueue's workloads (kueue.x-k8s.io/v1beta2) are not served: is Kueue installed?"}
+	if diff := cmp.Diff(want, c.Admission(context.Background(), j)); diff != "" {
+		t.Errorf("Admission (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, c.Admissions(context.Background(), "ns", []*Job{j})["ns/j"]); diff != "" {
+		t.Errorf("Admissions (-want +got):\n%s", diff)
+	}
+}
+
+// notServed answers as an API server that does not serve the resource.
+func notServed(clienttesting.Action) (bool, runtime.Object, error) {
+	return true, nil, apierrors.NewNotFound(schema.GroupResource{}, "")
+}
