@@ -469,6 +469,11 @@ func TestKueuePreemption(t *testing.T) {
 		t.Fatalf("the high job failed: %s", hi.StatusJSON())
 	}
 	lo.waitWorkload("the low job admitted again", admitted)
+	// The parameter server serves again before the chief may succeed.
+	poll(t, "ps-0 running again", func(context.Context) (bool, string, error) {
+		n := len(lo.reports()["ps-0"])
+		return n == 2, fmt.Sprintf("%d runs", n), nil
+	})
 	s := lo.finish()
 	if s.Restarts != 0 || len(s.Failures) != 0 {
 		t.Errorf("the preempted job counts %d restarts, failures %v; want none", s.Restarts, s.Failures)
