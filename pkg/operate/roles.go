@@ -36,7 +36,9 @@ func parseSupervisor(command []string) (supervisorFlags, bool) {
 	for i := 2; i < len(command) && command[i] != "--"; i++ {
 		name, value, inline := strings.Cut(strings.TrimLeft(command[i], "-"), "=")
 		at := i
-		if !inline && i+1 < len(command) && name != "sparse" && name != "exclude-evaluator" {
+		// A flag followed by another is a boolean one (--sparse,
+		// --complete...): no value of tfgen's starts with "--".
+		if !inline && i+1 < len(command) && !strings.HasPrefix(command[i+1], "--") {
 			value, at = command[i+1], i+1
 		}
 		switch name {

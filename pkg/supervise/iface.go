@@ -193,4 +193,24 @@ type Result struct {
 	Reason string `json:"reason"`
 	// Restarts of this replica.
 	Restarts int32 `json:"restarts"`
+	// Released: supervision ended because the job gave the pod back
+	// (Supervisor.Complete, Watcher.Complete); the supervisor then exits
+	// with ReleasedExitCode.
+	Released bool `json:"released,omitempty"`
+}
+
+// ExitReleasedFailed is the exit code of a supervisor whose pod the job
+// released after its replica failed; any other release exits 0. So the
+// pod ends Failed or Succeeded as its replica did, and holds nothing: its
+// container's restart rules restart it on any other code (a supervisor
+// that crashed), never on these two.
+const ExitReleasedFailed = 3
+
+// ReleasedExitCode is the exit code of a supervisor whose pod the job
+// released (Result.Released).
+func (r Result) ReleasedExitCode() int {
+	if r.State == record.StateFailed {
+		return ExitReleasedFailed
+	}
+	return 0
 }

@@ -43,6 +43,21 @@ func (r *replica) hold() (why string, final bool) {
 	return "", false
 }
 
+// released reports whether the job gave back this replica's pod: its
+// type is torn down, or its StatefulSet shrank below it (Job.Targets).
+func (r *replica) released() bool {
+	if r.job == nil {
+		return false
+	}
+	self := r.cfg.Self
+	for _, t := range r.cfg.Job.Targets(r.job) {
+		if t.Type == self.Type && self.Index >= t.Replicas {
+			return true
+		}
+	}
+	return false
+}
+
 // pastDeadline reports whether the job's active deadline, counted from
 // its recorded start, has passed (the keeper then fails the job).
 func (r *replica) pastDeadline() bool {
@@ -216,6 +231,13 @@ func (r *replica) refused() {
 func (r *replica) deniedRestart() bool {
 	c := r.job.Condition(record.JobFailed)
 	return c != nil && c.Status == record.ConditionTrue && c.Reason == ReasonBackoffLimitExceeded && !r.granted()
+}
+
+// trainedHere reports whether rec, a record its pod carried before this
+// supervisor, says the replica trained in this pod: it ran, or stopped,
+// rather than idled from the start.
+func trainedHere(rec *record.Replica) bool {
+	return rec != nil && rec.State != "" && rec.State != record.StateIdle
 }
 
 // result is how supervision ended, as the supervisor's exit code and

@@ -45,6 +45,14 @@ type Supervisor struct {
 	// it is stopped, instead of returning: in a pod, whose container the
 	// kubelet would start again, and beside the job's keeper.
 	Linger bool
+	// Complete, with Linger, ends supervision once the job gives the pod
+	// back (its type torn down, or its StatefulSet shrunk below it), if
+	// the replica trained in it: the container then exits for good (its
+	// restart rules), and the pod ends, holding nothing, before the
+	// StatefulSet controller gets to delete it. A pod that found its work
+	// done (one made again after the job ended) lingers: the StatefulSet
+	// would only make it again.
+	Complete bool
 	// ClusterEnv sets, at each start of the training process, the
 	// replica's cluster environment (TF_CONFIG, or MX_CONFIG and DMLC_*)
 	// from the job's layout as its status has it, over the command's own;
@@ -101,8 +109,10 @@ func (s *Supervisor) Run(ctx context.Context, cmd Command) Result {
 		if w.r.job != nil {
 			w.step()
 		}
-		if w.done && !s.Linger && w.proc == nil {
-			return w.finish(ctx)
+		if w.done && w.proc == nil && (!s.Linger || s.Complete && w.trained() && w.r.released()) {
+			res := w.finish(ctx)
+			res.Released = s.Linger
+			return res
 		}
 		select {
 		case st := <-jobs:
@@ -177,6 +187,12 @@ func (w *wrap) step() {
 			w.done = true
 		}
 	}
+}
+
+// trained reports whether the replica trained in this pod: this
+// supervisor started its process, or an earlier one in the pod did.
+func (w *wrap) trained() bool {
+	return !w.started.IsZero() || trainedHere(w.Previous)
 }
 
 // resize takes up a resize of the job (ReasonResized when the process

@@ -1,14 +1,17 @@
 package supervise_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/tfgen/tfgen/pkg/cluster"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
 )
@@ -148,4 +151,61 @@ func TestBackoffDelay(t *testing.T) {
 	if d := (supervise.Backoff{}).Delay(1000); d != 0 {
 		t.Errorf("zero backoff Delay = %v", d)
 	}
+}
+
+// TestCompletesOnceReleased: in a pod (Linger) with Complete, a replica
+// that trained returns once the job gives its pod back (its type torn
+// down), Released, and the keeper scaled its StatefulSet to zero first in
+// the status; a replica whose pod came up with the job over (one made
+// again) does not train and lingers until stopped, as before.
+func TestCompletesOnceReleased(t *testing.T) {
+	lone := func() *supervise.Config {
+		cfg := config(supervise.Never)
+		cfg.Job.Layout = &cluster.Layout{Job: "j", Roles: []cluster.Role{{Type: "worker", Replicas: 1, Port: 2222}}}
+		return cfg
+	}
+	t.Run("trained here", func(t *testing.T) {
+		f := newFixture(t, lone(), true)
+		sup := f.supervisor()
+		sup.Linger, sup.Complete = true, true
+		stop := f.keep(t)
+		res := sup.Run(context.Background(), newScript(t).command("0"))
+		stop()
+		want := supervise.Result{State: record.StateSucceeded, Reason: "Completed", Released: true}
+		if diff := cmp.Diff(want, res); diff != "" {
+			t.Errorf("Result (-want +got):\n%s", diff)
+		}
+		if code := res.ReleasedExitCode(); code != 0 {
+			t.Errorf("exit code %d, want 0", code)
+		}
+		if s := f.status(t); !slices.Contains(s.Teardown, "worker") {
+			t.Errorf("status %+v: the worker type not torn down", s)
+		}
+	})
+	t.Run("made again after the end", func(t *testing.T) {
+		f := newFixture(t, lone(), true)
+		if _, err := f.store.Update(context.Background(), func(s *record.Status) error {
+			s.Finish(true, "JobSucceeded", "", time.Now())
+			s.AddSucceeded("worker", 0)
+			s.Teardown = []string{"worker"}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		sup := f.supervisor()
+		sup.Linger, sup.Complete = true, true
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan supervise.Result)
+		go func() { done <- sup.Run(ctx, newScript(t).command("0")) }()
+		<-f.rep.idle()
+		cancel()
+		if res := <-done; res.Released || res.State != record.StateIdle {
+			t.Errorf("Result %+v, want Idle, not released", res)
+		}
+	})
+	t.Run("a failed replica's code", func(t *testing.T) {
+		if code := (supervise.Result{State: record.StateFailed, ExitCode: 1, Released: true}).ReleasedExitCode(); code != supervise.ExitReleasedFailed {
+			t.Errorf("exit code %d, want %d", code, supervise.ExitReleasedFailed)
+		}
+	})
 }

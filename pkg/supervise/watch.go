@@ -79,6 +79,10 @@ type Watcher struct {
 	// Previous is the replica's record as its pod carries it (an earlier
 	// Watcher's); nil when there is none.
 	Previous *record.Replica
+	// Complete ends the Watcher, as Supervisor.Complete does, once the
+	// job gives the pod back after the training container ran in it and
+	// exited for good.
+	Complete bool
 }
 
 // Run follows the replica until ctx ends (SIGTERM: the pod is going away);
@@ -96,7 +100,14 @@ func (w *Watcher) Run(ctx context.Context) Result {
 	jobs := w.Status.Watch(ctx)
 	statuses := w.Statuses
 	done := false
+	ended := false // the training container ran in this pod and exited for good
 	for {
+		if w.Complete && ended && r.released() {
+			flush(ctx, w.Config.Logf, w.Reporter)
+			res := r.result()
+			res.Released = true
+			return res
+		}
 		// The container's statuses are read once the job's status is known.
 		var follow <-chan ContainerStatus
 		if r.job != nil && !done {
@@ -130,6 +141,7 @@ func (w *Watcher) Run(ctx context.Context) Result {
 				continue
 			}
 			done = w.follow(r, st)
+			ended = st.Terminated != nil && !st.Running && r.rec.State.Finished()
 		}
 	}
 }

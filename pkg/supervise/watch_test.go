@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfgen/tfgen/pkg/cluster"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
 	"github.com/tfgen/tfgen/pkg/supervise/report"
@@ -241,5 +242,26 @@ func TestWatcherStoppedAwaitsTeardown(t *testing.T) {
 	f.sc.await(t, "worker to 0", "ps to 0", "chief to 0")
 	if e := f.replica(t); e.State != record.StateStopped {
 		t.Errorf("the PS's record %+v, want Stopped", e)
+	}
+}
+
+// TestWatcherCompletesOnceReleased: with Complete, the Watcher of a
+// training container that ran in its pod and exited 0 returns once the
+// job gives the pod back, Released.
+func TestWatcherCompletesOnceReleased(t *testing.T) {
+	cfg := config(supervise.Never)
+	cfg.Job.Layout = &cluster.Layout{Job: "j", Roles: []cluster.Role{{Type: "worker", Replicas: 1, Port: 2222}}}
+	f := newFixture(t, cfg, true)
+	stop := f.keep(t)
+	defer stop()
+	ch := make(chan supervise.ContainerStatus, 2)
+	for _, s := range kubelet("pod-a", 0) {
+		ch <- s
+	}
+	w := &supervise.Watcher{Config: f.cfg, Statuses: ch, Status: f.store, Reporter: report.Multi{f.rep, f.board.PodReporter(f.cfg.Self, "pod-a")},
+		Clock: f.clock, Complete: true}
+	res := w.Run(context.Background()) // returns by itself, or the test times out
+	if !res.Released || res.State != record.StateSucceeded || res.ReleasedExitCode() != 0 {
+		t.Errorf("Result %+v, want Succeeded and released", res)
 	}
 }

@@ -2,13 +2,18 @@ package node
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/tfgen/tfgen/pkg/record"
 )
@@ -125,5 +130,121 @@ func TestKeeperPodDeletedMidTeardown(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]int{"chief-0": 1, "ps-0": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
+	}
+}
+
+// TestReleasedPodsEndByThemselves: once the job gives its pods back, each
+// ends by itself (Succeeded) and holds nothing, whenever its StatefulSet
+// gets to delete it. The job's keeper is refused the StatefulSets' scale
+// here, so that nothing deletes the pods first: every pod that trained
+// ends, the StatefulSet controller makes each again, and those new pods,
+// which found the job over, do not train and stay (they would only be
+// made again). Once the keeper may scale again it releases them.
+func TestReleasedPodsEndByThemselves(t *testing.T) {
+	t.Parallel()
+	c := getCluster(t)
+	ns := c.namespace(t, "job", nil)
+	phases := watchDeletions(t, c, ns)
+	r := c.render(t, jobSpec{name: "ends", successPolicy: "AllWorkers", exits: []string{"ps=block"},
+		replicas: []replica{
+			{kind: "PS", n: 1, policy: "Never"},
+			{kind: "Worker", n: 2, policy: "OnFailure", args: []string{"--wait-for", "ps-0,worker-0:gate-0,worker-1:gate-0"}},
+		}}, ns)
+	r.applied = r.apply()
+	roles := c.cp.Client().RbacV1().Roles(ns)
+	role, err := roles.Get(t.Context(), "ends-tfjob", getOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := role.DeepCopy()
+	refused.Rules = slices.DeleteFunc(refused.Rules, func(rule rbacv1.PolicyRule) bool { return slices.Contains(rule.Resources, "statefulsets/scale") })
+	if _, err := roles.Update(t.Context(), refused, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.waitReport("ends-worker-1")
+	r.open("gate-0")
+	if s := r.WaitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) {
+		t.Fatalf("the job failed: %s", r.StatusJSON())
+	}
+	first := map[string]string{} // each pod's first UID
+	poll(t, "every pod that trained ended, and made again", func(ctx context.Context) (bool, string, error) {
+		pods, err := r.Pods(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		for name, seen := range phases() {
+			if _, ok := first[name]; !ok {
+				first[name] = seen[0].uid
+			}
+		}
+		var again []string
+		for _, p := range pods {
+			if uid, ok := first[p.Name]; ok && uid != string(p.UID) && p.Status.Phase == corev1.PodRunning {
+				again = append(again, p.Name)
+			}
+		}
+		return len(again) == 3, fmt.Sprintf("made again and running: %v; deleted: %v", again, phases()), nil
+	})
+	for name, seen := range phases() {
+		if seen[0].phase != corev1.PodSucceeded {
+			t.Errorf("pod %s (the one that trained) was %s when its deletion began; want Succeeded, ended by itself", name, seen[0].phase)
+		}
+	}
+	now, err := roles.Get(t.Context(), "ends-tfjob", getOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now.Rules = role.Rules
+	if _, err := roles.Update(t.Context(), now, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.WaitReplicas(map[string]int32{"ps": 0, "worker": 0})
+	r.WaitPods()
+	if diff := cmp.Diff(map[string]int{"ps-0": 1, "worker-0": 1, "worker-1": 1}, r.runs()); diff != "" {
+		t.Errorf("runs per replica (-want +got):\n%s", diff)
+	}
+}
+
+// deletion is a pod's phase when its deletion began.
+type deletion struct {
+	uid   string
+	phase corev1.PodPhase
+}
+
+// watchDeletions follows the pods of namespace ns from now on, and
+// returns a function that gives, by pod name, the pods whose deletion has
+// begun so far, in order, with their phase at that moment.
+func watchDeletions(t *testing.T, c *cluster, ns string) func() map[string][]deletion {
+	t.Helper()
+	w, err := c.cp.Client().CoreV1().Pods(ns).Watch(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	out := map[string][]deletion{}
+	go func() {
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok || (p.DeletionTimestamp == nil && ev.Type != watch.Deleted) {
+				continue
+			}
+			mu.Lock()
+			if !seen[string(p.UID)] {
+				seen[string(p.UID)] = true
+				out[p.Name] = append(out[p.Name], deletion{uid: string(p.UID), phase: p.Status.Phase})
+			}
+			mu.Unlock()
+		}
+	}()
+	return func() map[string][]deletion {
+		mu.Lock()
+		defer mu.Unlock()
+		cp := make(map[string][]deletion, len(out))
+		for k, v := range out {
+			cp[k] = slices.Clone(v)
+		}
+		return cp
 	}
 }

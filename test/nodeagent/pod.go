@@ -162,11 +162,12 @@ func (r *podRun) run() {
 		}
 		wg.Wait()
 	}
-	r.changed()
-	<-r.stopping
-	// As the kubelet does, sidecars stop once the main containers ended.
+	// As the kubelet does, sidecars stop once the main containers ended,
+	// by themselves (none to restart: the pod ends) or as the pod stops.
 	close(r.sidecarStop)
 	r.sidecars.Wait()
+	r.changed()
+	<-r.stopping
 	// Every process has ended (each runContainer waited for its own).
 }
 

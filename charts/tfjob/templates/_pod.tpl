@@ -47,6 +47,10 @@ user's fields with toJson, tfgen's as literals.
 {{- if $userSA }}{{ $tokenVol = printf `{"name":"tfgen-token","secret":{"defaultMode":420,"secretName":"%s-tfjob-token"}}` $job.name }}{{ end }}
 {{- $apiMounts := `{"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount","name":"tfgen-token","readOnly":true}` }}
 {{- $socket := "/tfgen/run/supervisor.sock" }}
+{{- /* The container whose exit ends the pod once the job gives it back
+       (tfsupervisor --complete): the kubelet restarts it on any exit but
+       0 and 3, those of a supervisor done with its replica. */}}
+{{- $ends := ternary `,"restartPolicy":"Never","restartPolicyRules":[{"action":"Restart","exitCodes":{"operator":"NotIn","values":[0,3]}}]` "" $ctx.complete }}
 
 {{- /* tfsupervisor flags (docs/contract.md): the job's, then this replica type's. */}}
 {{- $policy := get $spec "restartPolicy" | default "Never" }}
@@ -156,7 +160,7 @@ user's fields with toJson, tfgen's as literals.
        where tfsupervisor watch reads it into the replica's record. */}}
 {{- if not (hasKey $c "terminationMessagePolicy") }},"terminationMessagePolicy":"FallbackToLogsOnError"{{ end }},{{ omit $c "env" "volumeMounts" "restartPolicy" "restartPolicyRules" | toJson | trimPrefix "{" }}
 {{- else -}}
-{"env":[{{ $envText }}],"volumeMounts":[{{ $mountText }},{"mountPath":"/tfgen/run","name":"tfgen-run"}],"command":[{{ ternary `"/tfgen/bin/tfsupervisor"` `"/tfgen/bin/tfsupervisor-wrap"` $copy }},"run",{{ $flags }},"--socket","{{ $socket }}","--",{{ toJson $c.command | trimPrefix "[" }},{{ omit $c "env" "volumeMounts" "command" | toJson | trimPrefix "{" }}
+{"env":[{{ $envText }}],"volumeMounts":[{{ $mountText }},{"mountPath":"/tfgen/run","name":"tfgen-run"}],"command":[{{ ternary `"/tfgen/bin/tfsupervisor"` `"/tfgen/bin/tfsupervisor-wrap"` $copy }},"run",{{ $flags }},"--socket","{{ $socket }}","--",{{ toJson $c.command | trimPrefix "[" }}{{ $ends }},{{ omit $c "env" "volumeMounts" "command" "restartPolicy" "restartPolicyRules" | toJson | trimPrefix "{" }}
 {{- end }}
 {{- else if or $gpuEnv $gpuMounts -}}
 {"env":[{{ with $env }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end }}{{ if $env }}{{ $gpuEnv }}{{ else }}{{ trimPrefix "," $gpuEnv }}{{ end }}],"volumeMounts":[{{ with $mounts }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end }}{{ if $mounts }}{{ $gpuMounts }}{{ else }}{{ trimPrefix "," $gpuMounts }}{{ end }}],{{ omit $c "env" "volumeMounts" | toJson | trimPrefix "{" }}
@@ -165,7 +169,7 @@ user's fields with toJson, tfgen's as literals.
 {{- end }}
 
 {{- if $sidecar -}}
-,{"command":["/tfsupervisor","watch",{{ $flags }},"--container",{{ toJson $tc.name }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor",{{ $own }},"volumeMounts":[{{ $apiMounts }}]}
+,{"command":["/tfsupervisor","watch",{{ $flags }},"--container",{{ toJson $tc.name }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor",{{ $own }}{{ $ends }},"volumeMounts":[{{ $apiMounts }}]}
 {{- end -}}
 ],"initContainers":[
 {{- /* tfsupervisor reaches the training container by a copy (an init

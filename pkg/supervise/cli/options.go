@@ -21,7 +21,7 @@ const EnvPrefix = "TFSUPERVISOR_"
 // options are the flags of docs/contract.md, shared by run and watch.
 type options struct {
 	job, framework, roles, replicaType, clusterDomain string
-	excludeEvaluator, sparse, holdFinished            bool
+	excludeEvaluator, sparse, holdFinished, complete  bool
 	restartPolicy, retryableExitCodes, restartBackoff string
 	maxRestarts, backoffLimit                         limit
 	activeDeadline, gracePeriod                       time.Duration
@@ -58,6 +58,7 @@ func (o *options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ttlAfterFinished, "ttl-after-finished", "", "stop every replica this long after the job ended (empty: never)")
 	fs.StringVar(&o.elasticWorkers, "elastic-workers", "", "MIN-MAX: the keeper resizes the job's workers within them by DRAGON's strategy (empty: never)")
 	fs.BoolVar(&o.holdFinished, "hold-finished", false, "keep a finished replica's pod until the job ends (a job Kueue admits as one group)")
+	fs.BoolVar(&o.complete, "complete", false, "in a pod, exit once the job gives the pod back (0, or 3 for a failed replica), so that it ends holding nothing (its container's restart rules must leave 0 and 3 alone)")
 	fs.DurationVar(&o.gracePeriod, "grace-period", 30*time.Second, "SIGTERM to SIGKILL of the training process group")
 	fs.StringVar(&o.terminationLog, "termination-log", "/dev/termination-log", "where to write the termination message (empty: nowhere)")
 	fs.StringVar(&o.socket, "socket", "", "Unix socket of the supervisor's sidecar: run reports through it, watch serves it (wrap mode in a pod)")

@@ -39,7 +39,7 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	// In a pod the supervisor stays once its replica is done: the kubelet
 	// would only start it again, and it may host the job's keeper.
 	sup := &supervise.Supervisor{Config: cfg, Runner: proc.GatedRunner{Runner: proc.NewRunner(cfg.Logf), Ready: ready}, Status: d.status,
-		Reporter: d.reporter, Signals: sigs, Previous: d.previous, Linger: d.inPod, ClusterEnv: true}
+		Reporter: d.reporter, Signals: sigs, Previous: d.previous, Linger: d.inPod, Complete: o.complete, ClusterEnv: true}
 	// The end of the output goes into the replica's record, where it
 	// outlives the pod. A terminal (tty: true) is left to the process.
 	if !term.IsTerminal(int(os.Stdout.Fd())) {
@@ -50,8 +50,18 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	if err := writeTermination(o.terminationLog, res); err != nil {
 		cfg.Logf("%v", err)
 	}
-	if res.ExitCode != 0 {
-		return &ExitError{Code: res.ExitCode}
+	return exitFor(res)
+}
+
+// exitFor is the supervisor's exit for res: the training process's exit
+// code, or once the job gave the pod back, ReleasedExitCode.
+func exitFor(res supervise.Result) error {
+	code := res.ExitCode
+	if res.Released {
+		code = res.ReleasedExitCode()
+	}
+	if code != 0 {
+		return &ExitError{Code: code}
 	}
 	return nil
 }

@@ -88,13 +88,16 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 	stopKeeper := d.keep(ctx)
 	pods := client.WatchPod(ctx, cfg.Job.Namespace, cfg.Pod, cfg.Logf)
 	w := &supervise.Watcher{Config: cfg, Statuses: containerStatuses(ctx, pods, container),
-		Status: d.status, Reporter: d.reporter, Previous: d.previous}
+		Status: d.status, Reporter: d.reporter, Previous: d.previous, Complete: o.complete}
 	res := w.Run(ctx)
 	stopKeeper()
 	if err := writeTermination(o.terminationLog, res); err != nil {
 		cfg.Logf("%v", err)
 	}
-	return nil
+	if !res.Released {
+		return nil // stopped: the pod goes away
+	}
+	return exitFor(res)
 }
 
 // serve is wrap mode's sidecar: it relays the training container's reports
