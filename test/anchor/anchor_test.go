@@ -304,7 +304,68 @@ type runEnv struct {
 	scratch          string
 }
 
-// run runs the job once through sys on a fresh control plane and node.
+// Each node stands in for a kubelet of the defaults: at most 110 pods,
+// and a client of 50 requests a second (burst 100). A job's pods spread
+// over as many nodes as they need, as they would on a cluster, so that no
+// one node's client rate decides how fast pods start and end.
+const (
+	podsPerNode            = 110
+	kubeletQPS, kubeletBur = 50, 100
+)
+
+// startNodes starts the node agents that n workers (and the few pods
+// beside them) need.
+func startNodes(ctx context.Context, cp *controlplane.ControlPlane, n int, e runEnv) ([]*nodeagent.Agent, error) {
+	count := (n + 50 + podsPerNode - 1) / podsPerNode
+	var agents []*nodeagent.Agent
+	for i := range count {
+		rc := cp.RestConfig()
+		rc.QPS, rc.Burst = kubeletQPS, kubeletBur
+		a, err := nodeagent.Start(ctx, nodeagent.Config{
+			RestConfig: rc,
+			Node:       fmt.Sprintf("anchor-node-%d", i),
+			Dir:        filepath.Join(e.scratch, fmt.Sprintf("node-%d", i)),
+			Images: map[string]nodeagent.Image{
+				"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": e.supervisor, "/tfsupervisor-wrap": e.wrap}},
+				shellImage:                   {},
+			},
+			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100"), corev1.ResourceMemory: resource.MustParse("1Ti"),
+				corev1.ResourcePods: *resource.NewQuantity(podsPerNode, resource.DecimalSI)},
+			MeasureUsage: true,
+			UsageName:    "tfsupervisor",
+		})
+		if err != nil {
+			for _, a := range agents {
+				a.Stop()
+			}
+			return nil, err
+		}
+		agents = append(agents, a)
+	}
+	return agents, nil
+}
+
+// usageOf adds up the nodes' usage. Each node's memory peak is its own
+// sample's; they add up to about the machine's.
+func usageOf(agents []*nodeagent.Agent) nodeagent.Usage {
+	var out nodeagent.Usage
+	for _, a := range agents {
+		u := a.Usage()
+		out.Pods += u.Pods
+		out.CPU += u.CPU
+		out.RSS += u.RSS
+		out.Named += u.Named
+		if u.LastStart.After(out.LastStart) {
+			out.LastStart = u.LastStart
+		}
+		out.Peak.Pods += u.Peak.Pods
+		out.Peak.RSS += u.Peak.RSS
+		out.Peak.PSS += u.Peak.PSS
+	}
+	return out
+}
+
+// run runs the job once through sys on a fresh control plane and nodes.
 func run(b *testing.B, sys string, n int, e runEnv) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
@@ -313,22 +374,15 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		b.Fatal(err)
 	}
 	defer cp.Stop()
-	agent, err := nodeagent.Start(ctx, nodeagent.Config{
-		RestConfig: cp.RestConfig(),
-		Dir:        filepath.Join(e.scratch, "node"),
-		Images: map[string]nodeagent.Image{
-			"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": e.supervisor, "/tfsupervisor-wrap": e.wrap}},
-			shellImage:                   {},
-		},
-		Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1000"), corev1.ResourceMemory: resource.MustParse("1Ti"),
-			corev1.ResourcePods: *resource.NewQuantity(int64(n+50), resource.DecimalSI)},
-		MeasureUsage: true,
-		UsageName:    "tfsupervisor",
-	})
+	agents, err := startNodes(ctx, cp, n, e)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer agent.Stop()
+	defer func() {
+		for _, a := range agents {
+			a.Stop()
+		}
+	}()
 
 	var s system
 	var op *operator
@@ -404,7 +458,7 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 	r.requests, r.writes = d.count(all), d.count(isWrite)
 	r.conflicts, r.throttled, r.fails = d.count(code("409")), d.count(code("429")), d.count(is5xx)
 	fmt.Fprintf(os.Stderr, "%s, %d workers: the most frequent requests\n%s", sys, n, d.top(15))
-	r.pods = agent.Usage()
+	r.pods = usageOf(agents)
 	if !r.pods.LastStart.IsZero() {
 		r.started = r.pods.LastStart.Sub(start)
 	}
