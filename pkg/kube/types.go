@@ -209,7 +209,7 @@ type ObjectReference struct {
 	UID        string `json:"uid,omitempty"`
 }
 
-// PodEvent is one change of the pods a watch of pods (rest.Client.WatchPodMetadata) follows.
+// PodEvent is one change of the pods a watch of pods (rest.Client.WatchPods) follows.
 type PodEvent struct {
 	// Type is Added, Modified, Deleted, or Synced after each (re)list.
 	Type string

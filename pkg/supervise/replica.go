@@ -3,6 +3,7 @@ package supervise
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/tfgen/tfgen/pkg/record"
 )
@@ -100,14 +101,26 @@ func (r *replica) report(events ...Event) {
 	r.rep.Report(Report{Replica: r.rec, Events: events})
 }
 
+// FirstStartDefer is how long a replica's first start waits to be
+// reported: the keeper learns it from the pod's status at once (its phase
+// Running, with no record yet: podwatch), so the record is written once,
+// at the end, for a replica that ends sooner; a longer one has it (and
+// the Kubeflow labels of its pod) written then.
+const FirstStartDefer = 15 * time.Second
+
 // running records that the training process runs, again after a restart
 // or a resize. A first start, or one after a resize, is reported at
 // leisure (Spread): every replica starts at once, and nothing waits for
-// it; a restart is not (the keeper counts it).
+// it; a restart is not (the keeper counts it). The very first start of a
+// job that has not restarted waits FirstStartDefer besides.
 func (r *replica) running(restart, resized bool) {
 	own := r.rec.Reason != ReasonJobRestart // a restart after its own failure, not another's
+	first := r.rec.State == "" && !restart && !resized && (r.job == nil || r.job.RestartGeneration == 0)
 	r.rec.State, r.rec.Reason, r.rec.Message = record.StateRunning, "Started", ""
 	rep := Report{Spread: r.cfg.Job.spread()}
+	if first {
+		rep.Defer = FirstStartDefer
+	}
 	if resized {
 		r.rec.Reason = ReasonResized
 	}

@@ -67,24 +67,10 @@ func watchNamed[T metaObject](ctx context.Context, c *Client, ns, resource, name
 	return out
 }
 
-// Accept headers of metadata-only reads (what client-go's metadata
-// informers ask for): the server sends PartialObjectMetadata, without spec
-// or status.
-const (
-	acceptMetadataList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
-	acceptMetadata     = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
-)
-
-// WatchPodMetadata follows the metadata of the pods of ns that match
-// labelSelector: a Synced event with every pod first and again after each
+// WatchPods follows the pods of ns that match labelSelector (Pod's part
+// of them): a Synced event with every pod first and again after each
 // re-list (an expired watch, an error), then each change, until ctx is
 // done, when it closes the channel. Errors are passed to logf and retried.
-func (c *Client) WatchPodMetadata(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan kube.PodEvent {
-	return c.watchPods(ctx, ns, labelSelector, acceptMetadataList, acceptMetadata, logf)
-}
-
-// WatchPods follows the pods of ns that match labelSelector, whole (Pod's
-// part of them), as WatchPodMetadata follows their metadata.
 func (c *Client) WatchPods(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan kube.PodEvent {
 	return c.watchPods(ctx, ns, labelSelector, ContentJSON, ContentJSON, logf)
 }

@@ -1,7 +1,8 @@
 // Package podwatch is the job's keeper's view of its replicas in a
-// cluster: one list and watch of the metadata of the job's pods (label
+// cluster: one list and watch of the job's pods (label
 // training.kubeflow.org/job-name), each pod's replica record read from the
-// annotations its supervisor keeps there.
+// annotations its supervisor keeps there, and a replica's first start,
+// which its supervisor leaves unwritten for a while, from its pod's phase.
 package podwatch
 
 import (
@@ -22,9 +23,9 @@ const (
 	LabelReplicaType = "training.kubeflow.org/replica-type"
 )
 
-// Client watches pods' metadata; *rest.Client has it.
+// Client watches pods; *rest.Client has it.
 type Client interface {
-	WatchPodMetadata(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan kube.PodEvent
+	WatchPods(ctx context.Context, ns, labelSelector string, logf func(string, ...any)) <-chan kube.PodEvent
 }
 
 var _ Client = (*rest.Client)(nil)
@@ -46,7 +47,7 @@ var _ supervise.ReplicaFeed = (*Feed)(nil)
 // comes once the pods have been listed.
 func Start(ctx context.Context, c Client, ns, job string, logf func(string, ...any)) *Feed {
 	f := &Feed{job: job, pods: map[string]supervise.Observed{}, changed: make(chan struct{}, 1)}
-	events := c.WatchPodMetadata(ctx, ns, LabelJobName+"="+job, logf)
+	events := c.WatchPods(ctx, ns, LabelJobName+"="+job, logf)
 	go func() {
 		for ev := range events {
 			f.apply(ev)
@@ -85,6 +86,11 @@ func (f *Feed) set(p *kube.Pod) {
 	rec, _ := record.ReplicaFromAnnotations(p.Annotations)
 	if p.Name == f.own && f.ownRec != nil {
 		rec = *f.ownRec // newer than the pod as the API last told it
+	}
+	if rec.State == "" && p.Status.Phase == "Running" && p.DeletionTimestamp == "" {
+		// Its first start, which the supervisor leaves to the pod's
+		// status to tell (supervise.FirstStartDefer).
+		rec.State, rec.Reason = record.StateRunning, "Started"
 	}
 	f.pods[p.Name] = supervise.Observed{Ref: ref, Pod: p.UID, Replica: rec}
 }

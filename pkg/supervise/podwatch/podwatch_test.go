@@ -14,7 +14,7 @@ import (
 // fakeWatch hands out the events a test sends.
 type fakeWatch struct{ events chan kube.PodEvent }
 
-func (f fakeWatch) WatchPodMetadata(context.Context, string, string, func(string, ...any)) <-chan kube.PodEvent {
+func (f fakeWatch) WatchPods(context.Context, string, string, func(string, ...any)) <-chan kube.PodEvent {
 	return f.events
 }
 
@@ -62,5 +62,31 @@ func TestFeed(t *testing.T) {
 	<-f.Changed()
 	if n := len(f.Replicas()); n != 1 {
 		t.Errorf("%d replicas after a deletion, want 1", n)
+	}
+}
+
+// TestFeedFirstStart: a replica whose pod runs and carries no record yet
+// runs (its supervisor reports its first start late); one whose pod is
+// pending, or going, has said nothing; a record wins over the phase.
+func TestFeedFirstStart(t *testing.T) {
+	w := fakeWatch{events: make(chan kube.PodEvent)}
+	f := Start(t.Context(), w, "ns", "j", t.Logf)
+	phase := func(p *kube.Pod, ph string) *kube.Pod { p.Status.Phase = ph; return p }
+	going := phase(pod("j-worker-2", "u3", nil, nil), "Running")
+	going.DeletionTimestamp = "2026-11-27T00:00:00Z"
+	w.events <- kube.PodEvent{Type: kube.Synced, Pods: []*kube.Pod{
+		phase(pod("j-worker-0", "u1", nil, nil), "Running"),
+		phase(pod("j-worker-1", "u2", nil, nil), "Pending"),
+		going,
+		phase(pod("j-worker-3", "u4", &record.Replica{State: record.StateSucceeded}, nil), "Running"),
+	}}
+	<-f.Changed()
+	got := map[string]record.State{}
+	for _, o := range f.Replicas() {
+		got[o.Ref.String()] = o.State
+	}
+	want := map[string]record.State{"worker-0": record.StateRunning, "worker-1": "", "worker-2": "", "worker-3": record.StateSucceeded}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("states (-want +got):\n%s", diff)
 	}
 }
