@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # bench-anchor.sh: tfgen beside Kubeflow's training-operator v1.9.0, the
-# operator its users leave (issue 25). hack/anchor/operator.sh builds the
-# operator from the Go module proxy into bin/kubeflow; test/anchor's
-# BenchmarkAnchor runs the same TFJob (N workers, AllWorkers, `sleep 3`,
-# cleanPodPolicy Running) through each on a fresh control plane (make tools)
-# with the node agent as the node, and this prints the figures and the
-# ratios tfgen/Kubeflow as tables. Not part of make test.
+# operator its users leave (issue 25), and JobSet v0.11.0, what Kubeflow
+# Trainer v2 runs on, where they are told to go (issue 31).
+# hack/anchor/operator.sh builds the operator from the Go module proxy into
+# bin/kubeflow, hack/anchor/jobset.sh JobSet's controller into bin/jobset;
+# test/anchor's BenchmarkAnchor runs the same job (N workers, every one
+# must succeed, `sleep 3`, cleanPodPolicy Running; for JobSet one Indexed
+# Job of N pods) through each on a fresh control plane (make tools) with
+# node agents as the nodes (110 pods each), and this prints the figures
+# and the ratios of tfgen to each anchor as tables. Not part of make test.
 #
 #   hack/bench-anchor.sh                  # N=100,500,1000, one run each of Kubeflow,
-#                                         # tfgen and tfgen-image (--supervisor-volume image)
+#                                         # JobSet, tfgen and tfgen-image (--supervisor-volume image)
 #   N=500 RUNS=3 hack/bench-anchor.sh
 #   SYSTEMS=tfgen N=100 hack/bench-anchor.sh
 #   PROFILE=/tmp/prof hack/bench-anchor.sh  # the API server's CPU profiles
@@ -24,7 +27,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${TFGEN_BIN:-$PWD/bin}
 [[ -n ${TABLE:-} || ( -x $BIN/kube-apiserver && -x $BIN/etcd ) ]] || { echo "bench-anchor.sh: no control plane in $BIN; run make tools" >&2; exit 1; }
-[[ -n ${TABLE:-} ]] || hack/anchor/operator.sh "$BIN/kubeflow"
+SYSTEMS=${SYSTEMS:-kubeflow,jobset,tfgen,tfgen-image}
+if [[ -z ${TABLE:-} ]]; then
+	[[ ,$SYSTEMS, != *,kubeflow,* ]] || hack/anchor/operator.sh "$BIN/kubeflow"
+	[[ ,$SYSTEMS, != *,jobset,* ]] || hack/anchor/jobset.sh "$BIN"
+fi
 [[ -n ${PROFILE:-} ]] && mkdir -p "$PROFILE"
 
 # The runs' figures stay in _output/bench-anchor.runs; TABLE=FILE prints
@@ -33,7 +40,7 @@ out=${TABLE:-_output/bench-anchor.runs}
 if [[ -z ${TABLE:-} ]]; then
 	mkdir -p _output
 	TFGEN_BIN=$BIN TFGEN_KUBEFLOW_OPERATOR=$BIN/kubeflow TFGEN_ANCHOR_N=${N:-100,500,1000} \
-		TFGEN_ANCHOR_SYSTEMS=${SYSTEMS:-kubeflow,tfgen,tfgen-image} TFGEN_ANCHOR_PROFILE=${PROFILE:-} \
+		TFGEN_ANCHOR_SYSTEMS=$SYSTEMS TFGEN_ANCHOR_PROFILE=${PROFILE:-} \
 		go test -run '^$' -bench '^BenchmarkAnchor$' -benchtime 1x -count "${RUNS:-1}" -timeout 0 ./test/anchor |
 		tee "$out" | grep -v '^anchor ' || true
 fi
@@ -63,12 +70,12 @@ function exact(g,   i) { for (i = 1; i <= runs[g]; i++) if (val[g, i, "exact"] !
 	for (k in rec) delete rec[k]
 }
 END {
-	print "| N | system | runs | apply → Succeeded | exact | released | gone after delete | API CPU to Succeeded | API CPU, whole life | per replica | requests | writes | 409 | 429 | 5xx | pods CPU | pods RSS/pod | supervisors RSS/pod | at the node peak: RSS / PSS per pod | all started | operator CPU |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	print "| N | system | runs | apply → Succeeded | exact | half released | released | gone after delete | API CPU to Succeeded | API CPU, whole life | per replica | requests | writes | 409 | 429 | 5xx | pods CPU | pods RSS/pod | supervisors RSS/pod | at the node peak: RSS / PSS per pod | all started | operator CPU |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (o = 1; o <= groups; o++) {
 		g = order[o]; split(g, p, SUBSEP)
-		printf "| %s | %s | %d | %s s | %s | %s s | %s s | %s s | %s s | %s ms | %s | %s | %s | %s | %s | %s s | %s MB | %s MB | %s / %s MB | %s s | %s s |\n",
-			p[1], p[2], runs[g], span(g, "succeeded", "%.1f"), exact(g), span(g, "released", "%.1f"), span(g, "gone", "%.1f"),
+		printf "| %s | %s | %d | %s s | %s | %s s | %s s | %s s | %s s | %s s | %s ms | %s | %s | %s | %s | %s | %s s | %s MB | %s MB | %s / %s MB | %s s | %s s |\n",
+			p[1], p[2], runs[g], span(g, "succeeded", "%.1f"), exact(g), span(g, "half_released", "%.1f"), span(g, "released", "%.1f"), span(g, "gone", "%.1f"),
 			span(g, "api_cpu_succeeded", "%.1f"), span(g, "api_cpu", "%.1f"), sprintf("%.0f", mean(g, "api_cpu") * 1000 / p[1]),
 			span(g, "requests", "%d"), span(g, "writes", "%d"), span(g, "409", "%d"), span(g, "429", "%d"), span(g, "5xx", "%d"),
 			span(g, "pods_cpu", "%.1f"), span(g, "rss_per_pod_mb", "%.1f"), span(g, "supervisors_per_pod_mb", "%.1f"),
@@ -76,22 +83,26 @@ END {
 			span(g, "started", "%.1f"), span(g, "operator_cpu", "%.1f")
 	}
 	print ""
-	print "tfgen / Kubeflow (means of the runs; below 1 is tfgen ahead):"
+	print "tfgen / each anchor, Kubeflow and JobSet (means of the runs; below 1 is tfgen ahead):"
 	print ""
-	print "| N | system | apply → Succeeded | released | API CPU to Succeeded | API CPU, whole life | requests | writes | all started |"
-	print "|---|---|---|---|---|---|---|---|---|"
+	print "| N | system | anchor | apply → Succeeded | released | API CPU to Succeeded | API CPU, whole life | requests | writes | all started |"
+	print "|---|---|---|---|---|---|---|---|---|---|"
 	split("succeeded released api_cpu_succeeded api_cpu requests writes started", fs, " ")
+	split("kubeflow jobset", anchors, " ")
 	for (o = 1; o <= groups; o++) {
 		split(order[o], p, SUBSEP); n = p[1]; sys = p[2]
-		k = n SUBSEP "kubeflow"
-		if (sys == "kubeflow" || !(k in runs)) continue
-		line = "| " n " | " sys
-		for (i = 1; i <= 7; i++) {
-			d = mean(k, fs[i])
-			line = line sprintf(" | %s", d > 0 ? sprintf("%.2f", mean(order[o], fs[i]) / d) : "—")
+		if (sys !~ /^tfgen/) continue
+		for (a = 1; a <= 2; a++) {
+			k = n SUBSEP anchors[a]
+			if (!(k in runs)) continue
+			line = "| " n " | " sys " | " anchors[a]
+			for (i = 1; i <= 7; i++) {
+				d = mean(k, fs[i])
+				line = line sprintf(" | %s", d > 0 ? sprintf("%.2f", mean(order[o], fs[i]) / d) : "—")
+			}
+			print line " |"
 		}
-		print line " |"
 	}
 }'
 echo
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs; operator $(cat "$BIN/kubeflow/version")"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs; operator $(cat "$BIN/kubeflow/version" 2>/dev/null || echo -), JobSet $(cat "$BIN/jobset.d/version" 2>/dev/null || echo -)"

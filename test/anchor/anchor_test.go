@@ -234,6 +234,7 @@ type result struct {
 	n                           int
 	exact                       bool
 	succeeded, released, gone   time.Duration // from the apply; gone: after the delete
+	halfReleased                time.Duration // half the pods released, from the apply
 	apiToSucceeded, apiLife     time.Duration // the API server's CPU
 	requests, writes            int
 	conflicts, throttled, fails int // 409s, 429s, 5xx
@@ -257,10 +258,10 @@ func (r result) line() string {
 		}
 		return strconv.FormatFloat(float64(b)/float64(r.pods.Peak.Pods)/(1<<20), 'f', 1, 64)
 	}
-	return fmt.Sprintf("anchor system=%s n=%d succeeded=%s exact=%t released=%s gone=%s api_cpu_succeeded=%s api_cpu=%s "+
+	return fmt.Sprintf("anchor system=%s n=%d succeeded=%s exact=%t half_released=%s released=%s gone=%s api_cpu_succeeded=%s api_cpu=%s "+
 		"requests=%d writes=%d 409=%d 429=%d 5xx=%d pods_cpu=%s rss_per_pod_mb=%s supervisors_per_pod_mb=%s "+
 		"supervisors_rss_at_peak_mb=%s supervisors_pss_at_peak_mb=%s started=%s operator_cpu=%s",
-		r.system, r.n, secs(r.succeeded), r.exact, secs(r.released), secs(r.gone), secs(r.apiToSucceeded), secs(r.apiLife),
+		r.system, r.n, secs(r.succeeded), r.exact, secs(r.halfReleased), secs(r.released), secs(r.gone), secs(r.apiToSucceeded), secs(r.apiLife),
 		r.requests, r.writes, r.conflicts, r.throttled, r.fails, secs(r.pods.CPU), mb(r.pods.RSS), mb(r.pods.Named),
 		atPeak(r.pods.Peak.RSS), atPeak(r.pods.Peak.PSS), secs(r.started), secs(r.operatorCPU))
 }
@@ -369,7 +370,7 @@ func usageOf(agents []*nodeagent.Agent) nodeagent.Usage {
 func run(b *testing.B, sys string, n int, e runEnv) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	cp, err := controlplane.Start(ctx, controlplane.Options{ControllerManager: true, Scheduler: true})
+	cp, err := controlplane.Start(ctx, controlplane.Options{ControllerManager: true, Scheduler: true, JobSet: sys == "jobset"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -397,6 +398,8 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		}
 		defer op.stop()
 		s = kubeflow{n: n}
+	case "jobset":
+		s = jobSet{n: n}
 	case "tfgen":
 		if s, err = newTfgen(n); err != nil {
 			b.Fatal(err)
@@ -406,7 +409,7 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 			b.Fatal(err)
 		}
 	default:
-		b.Fatalf("TFGEN_ANCHOR_SYSTEMS: unknown system %q (kubeflow, tfgen, tfgen-image)", sys)
+		b.Fatalf("TFGEN_ANCHOR_SYSTEMS: unknown system %q (kubeflow, jobset, tfgen, tfgen-image)", sys)
 	}
 
 	cs := cp.Client()
@@ -437,6 +440,10 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		b.Fatalf("%s, %d workers: %v\n%s", sys, n, err, cp.Logs(20))
 	}
 	r.succeeded, r.apiToSucceeded = time.Since(start), cp.CPUTime("kube-apiserver")-cpu0
+	if err := pods.wait(ctx, func() bool { return pods.holding() <= n/2 }); err != nil {
+		b.Fatalf("%s: pods still hold their resources: %d (%v)", sys, pods.holding(), err)
+	}
+	r.halfReleased = time.Since(start)
 	if err := pods.wait(ctx, func() bool { return pods.holding() == 0 }); err != nil {
 		b.Fatalf("%s: pods still hold their resources: %d (%v)", sys, pods.holding(), err)
 	}

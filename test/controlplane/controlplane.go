@@ -48,6 +48,9 @@ type Options struct {
 	// Kueue also runs Kueue as its release installs it (kueue.go), with
 	// ControllerManager and Scheduler.
 	Kueue bool
+	// JobSet also runs JobSet as its release installs it (jobset.go), with
+	// ControllerManager and Scheduler.
+	JobSet bool
 }
 
 // ServiceCIDR is the cluster's Service IP range.
@@ -85,9 +88,16 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		opts.ControllerManager, opts.Scheduler = true, true
 		wanted = append(wanted, nodeBinaries...)
 	}
+	var addons []addon
 	if opts.Kueue {
+		addons = append(addons, kueue)
+	}
+	if opts.JobSet {
+		addons = append(addons, jobSet)
+	}
+	for _, a := range addons {
 		opts.ControllerManager, opts.Scheduler = true, true
-		wanted = append(wanted, kueueBinary)
+		wanted = append(wanted, a.name)
 	}
 	if opts.ControllerManager {
 		wanted = append(wanted, "kube-controller-manager")
@@ -210,8 +220,8 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 			return nil, err
 		}
 	}
-	if opts.Kueue {
-		if err := retryOnPortClash(func() error { return cp.startKueue(ctx, bin) }); err != nil {
+	for _, a := range addons {
+		if err := retryOnPortClash(func() error { return cp.startAddon(ctx, bin, a) }); err != nil {
 			return nil, err
 		}
 	}
