@@ -100,6 +100,17 @@ type Replica struct {
 	LogTail string
 }
 
+// OnPod returns r, the record a pod carries, as its replica is: a replica's
+// first start is written late (tfsupervisor's FirstStartDefer), so a pod
+// that runs (phase Running, not being deleted) with no record yet runs its
+// first start.
+func (r Replica) OnPod(running bool) Replica {
+	if r.State == "" && running {
+		r.State, r.Reason = StateRunning, "Started"
+	}
+	return r
+}
+
 // Annotations returns r as the pod annotations that hold it.
 func (r Replica) Annotations() map[string]string {
 	a := map[string]string{

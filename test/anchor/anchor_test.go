@@ -469,8 +469,11 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 	if !r.pods.LastStart.IsZero() {
 		r.started = r.pods.LastStart.Sub(start)
 	}
-	if op != nil {
+	switch {
+	case op != nil:
 		r.operatorCPU = op.stop()
+	case sys == "jobset":
+		r.operatorCPU = cp.CPUTime("jobset")
 	}
 	profile()
 	return r

@@ -121,15 +121,22 @@ func (j *Job) replicaType(sel *metav1.LabelSelector) (string, bool) {
 }
 
 // Record returns the replica's record on pod, as its supervisor wrote it
-// (the zero Replica if there is none yet).
+// (the zero Replica if there is none yet), or its first start if the pod
+// runs with none (record.Replica.OnPod).
 func (j *Job) Record(pod string) record.Replica {
 	j.T.Helper()
 	p, err := j.Client.CoreV1().Pods(j.Namespace).Get(j.T.Context(), pod, metav1.GetOptions{})
 	if err != nil {
 		j.T.Fatal(err)
 	}
+	return onPod(p)
+}
+
+// onPod is the replica of pod p as the keeper sees it: its record, or
+// its first start if p runs with none.
+func onPod(p *corev1.Pod) record.Replica {
 	r, _ := record.ReplicaFromAnnotations(p.Annotations)
-	return r
+	return r.OnPod(p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil)
 }
 
 // Pods lists the job's pods; it fails nothing, for conditions and checks

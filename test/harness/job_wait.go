@@ -178,7 +178,7 @@ func (j *Job) WaitRecords(what string, pods []string, cond func(record.Replica) 
 	waitUntil(j, what, j.pods(), func(all map[string]*corev1.Pod, told []*corev1.Pod) bool {
 		last = all
 		for _, p := range told {
-			if r, _ := record.ReplicaFromAnnotations(p.Annotations); left[p.Name] && cond(r) {
+			if r := onPod(p); left[p.Name] && cond(r) {
 				delete(left, p.Name)
 			}
 		}
@@ -190,7 +190,7 @@ func (j *Job) WaitRecords(what string, pods []string, cond func(record.Replica) 
 			if p := last[name]; p == nil {
 				some = append(some, name+": no pod")
 			} else {
-				r, _ := record.ReplicaFromAnnotations(p.Annotations)
+				r := onPod(p)
 				some = append(some, fmt.Sprintf("%s: %+v", name, r))
 			}
 		}

@@ -87,11 +87,7 @@ func (f *Feed) set(p *kube.Pod) {
 	if p.Name == f.own && f.ownRec != nil {
 		rec = *f.ownRec // newer than the pod as the API last told it
 	}
-	if rec.State == "" && p.Status.Phase == "Running" && p.DeletionTimestamp == "" {
-		// Its first start, which the supervisor leaves to the pod's
-		// status to tell (supervise.FirstStartDefer).
-		rec.State, rec.Reason = record.StateRunning, "Started"
-	}
+	rec = rec.OnPod(p.Status.Phase == "Running" && p.DeletionTimestamp == "")
 	f.pods[p.Name] = supervise.Observed{Ref: ref, Pod: p.UID, Replica: rec}
 }
 
