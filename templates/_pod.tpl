@@ -89,8 +89,8 @@ user's fields with toJson, tfgen's as literals.
 
 {"metadata":{
 {{- /* Labels: the user's, then tfgen's (which win). */ -}}
-"labels":{"app.kubernetes.io/component":"{{ $t }}","app.kubernetes.io/instance":"{{ $job.name }}","app.kubernetes.io/managed-by":"tfgen","app.kubernetes.io/name":"{{ if $job.mx }}mxjob{{ else }}tfjob{{ end }}","training.kubeflow.org/job-name":"{{ $job.name }}","training.kubeflow.org/replica-type":"{{ $t }}"{{ $ctx.podLabels }}
-{{- with get $meta "labels" }}{{ $u := omit . "app.kubernetes.io/component" "app.kubernetes.io/instance" "app.kubernetes.io/managed-by" "app.kubernetes.io/name" "training.kubeflow.org/job-name" "training.kubeflow.org/replica-type" "kueue.x-k8s.io/managed" "kueue.x-k8s.io/pod-group-name" "kueue.x-k8s.io/priority-class" "kueue.x-k8s.io/queue-name" "scheduling.x-k8s.io/pod-group" | toJson }}{{ if ne $u "{}" }},{{ trimPrefix "{" $u | trimSuffix "}" }}{{ end }}{{ end -}}
+"labels":{"app.kubernetes.io/component":"{{ $t }}","app.kubernetes.io/instance":"{{ $job.name }}","app.kubernetes.io/managed-by":"tfgen","app.kubernetes.io/name":"{{ if $job.mx }}mxjob{{ else }}tfjob{{ end }}","training.kubeflow.org/job-name":"{{ $job.name }}","training.kubeflow.org/replica-type":"{{ $t }}"{{ if has $type (list "Chief" "Master") }},"training.kubeflow.org/job-role":"master"{{ end }}{{ $ctx.podLabels }}
+{{- with get $meta "labels" }}{{ $u := omit . "app.kubernetes.io/component" "app.kubernetes.io/instance" "app.kubernetes.io/managed-by" "app.kubernetes.io/name" "training.kubeflow.org/job-name" "training.kubeflow.org/replica-type" "training.kubeflow.org/job-role" "kueue.x-k8s.io/managed" "kueue.x-k8s.io/pod-group-name" "kueue.x-k8s.io/priority-class" "kueue.x-k8s.io/queue-name" "scheduling.x-k8s.io/pod-group" | toJson }}{{ if ne $u "{}" }},{{ trimPrefix "{" $u | trimSuffix "}" }}{{ end }}{{ end -}}
 }
 {{- if $ctx.annotations }},"annotations":{{ merge (dict) $ctx.annotations (get $meta "annotations" | default dict) | toJson }}
 {{- else }}{{ with get $meta "annotations" }},"annotations":{{ toJson . }}{{ end }}{{ end }}
