@@ -173,6 +173,11 @@ type ReplicaFeed interface {
 	Changed() <-chan struct{}
 	// Replicas returns the replicas as last seen, one per pod.
 	Replicas() []Observed
+	// Departed returns, once, the last record of each pod that went away
+	// since the last call: a pod that ends by itself is deleted at once,
+	// and its replica's last words (the end of its output) may come with
+	// it, between two looks at Replicas.
+	Departed() []Observed
 }
 
 // LogStore keeps the end of the replicas' output (record.Replica.LogTail)

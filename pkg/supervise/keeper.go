@@ -172,8 +172,15 @@ func (k *Keeper) Run(ctx context.Context) {
 }
 
 // observe takes the replicas as now seen; the restarts of pods that went
-// away (or were replaced) since the last look are counted as gone.
+// away (or were replaced) since the last look are counted as gone, by
+// their last records, which may have come with their deletions.
 func (kp *keeping) observe(obs []Observed) {
+	departed := kp.Replicas.Departed()
+	for _, d := range departed {
+		if before, ok := kp.seen[d.Ref.String()]; ok && before.Pod == d.Pod {
+			kp.seen[d.Ref.String()] = d
+		}
+	}
 	now := make(map[string]Observed, len(obs))
 	for _, o := range obs {
 		now[o.Ref.String()] = o
@@ -188,6 +195,7 @@ func (kp *keeping) observe(obs []Observed) {
 		}
 	}
 	kp.seen, kp.replicas = now, obs
+	kp.logs.observe(departed)
 	kp.logs.observe(obs)
 }
 

@@ -192,6 +192,7 @@ func (f feed) Changed() <-chan struct{} {
 	return c
 }
 func (f feed) Replicas() []supervise.Observed { return f }
+func (feed) Departed() []supervise.Observed   { return nil }
 
 // TestKeeperOwnTeardownSkipsUntrained: a replica whose supervisor never
 // reported (its pod still pending) is given recordGrace to report, in

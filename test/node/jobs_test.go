@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,23 +39,37 @@ func TestJobSucceeds(t *testing.T) {
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0,worker-1,ps-0,evaluator-0,gate-0"}},
 			{kind: "PS", n: 1, policy: "Always"},
-			{kind: "Worker", n: 2, policy: "OnFailure"},
+			{kind: "Worker", n: 2, policy: "OnFailure", args: []string{"--wait-for", "gate-1"}},
 			{kind: "Evaluator", n: 1, policy: "Never"},
 		}}, nil)
-	// The supervisors label their pods as Kubeflow's operator does, once
-	// they run (the chief waits for the test).
-	poll(t, "the pods labelled", func(ctx context.Context) (bool, string, error) {
-		pods, err := r.Pods(ctx)
-		var wrong []string
-		for _, p := range pods {
-			_, index, _ := strings.Cut(strings.TrimPrefix(p.Name, "mnist-"), "-")
-			wantRole := map[bool]string{true: "master", false: ""}[strings.HasPrefix(p.Name, "mnist-chief-")]
-			if p.Labels["training.kubeflow.org/replica-index"] != index || p.Labels["training.kubeflow.org/job-role"] != wantRole {
-				wrong = append(wrong, fmt.Sprintf("%s: replica-index %q, job-role %q", p.Name, p.Labels["training.kubeflow.org/replica-index"], p.Labels["training.kubeflow.org/job-role"]))
-			}
+	// The supervisors label their pods as Kubeflow's operator does, with
+	// their replica's first record: the workers' as they end (then their
+	// pods go), the others' once they have run FirstStartDefer (the chief
+	// waits for the test). A chief's pod is a master from its template.
+	var mu sync.Mutex
+	labelled, roles := map[string]bool{}, map[string]string{}
+	seePods(t, c, r.Namespace, func(p *corev1.Pod) {
+		_, index, _ := strings.Cut(strings.TrimPrefix(p.Name, "mnist-"), "-")
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Labels["training.kubeflow.org/replica-index"] == index {
+			labelled[p.Name] = true
 		}
-		return len(pods) == 5 && len(wrong) == 0, fmt.Sprintf("%d pods, %v", len(pods), wrong), err
+		roles[p.Name] = p.Labels["training.kubeflow.org/job-role"]
 	})
+	r.open("gate-1") // the workers end
+	poll(t, "every pod labelled", func(context.Context) (bool, string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(labelled) == 5, fmt.Sprintf("labelled: %v", slices.Sorted(maps.Keys(labelled))), nil
+	})
+	mu.Lock()
+	for pod, role := range roles {
+		if want := map[bool]string{true: "master", false: ""}[strings.HasPrefix(pod, "mnist-chief-")]; role != want {
+			t.Errorf("pod %s: job-role %q, want %q", pod, role, want)
+		}
+	}
+	mu.Unlock()
 	r.open("gate-0")
 	s := r.WaitStatus("the job to end", (*record.Status).Ended)
 	if !s.IsTrue(record.JobSucceeded) {

@@ -216,28 +216,20 @@ type deletion struct {
 // begun so far, in order, with their phase at that moment.
 func watchDeletions(t *testing.T, c *cluster, ns string) func() map[string][]deletion {
 	t.Helper()
-	w, err := c.cp.Client().CoreV1().Pods(ns).Watch(t.Context(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
 	var mu sync.Mutex
 	seen := map[string]bool{}
 	out := map[string][]deletion{}
-	go func() {
-		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok || (p.DeletionTimestamp == nil && ev.Type != watch.Deleted) {
-				continue
-			}
-			mu.Lock()
-			if !seen[string(p.UID)] {
-				seen[string(p.UID)] = true
-				out[p.Name] = append(out[p.Name], deletion{uid: string(p.UID), phase: p.Status.Phase})
-			}
-			mu.Unlock()
+	seePods(t, c, ns, func(p *corev1.Pod) {
+		if p.DeletionTimestamp == nil {
+			return
 		}
-	}()
+		mu.Lock()
+		defer mu.Unlock()
+		if !seen[string(p.UID)] {
+			seen[string(p.UID)] = true
+			out[p.Name] = append(out[p.Name], deletion{uid: string(p.UID), phase: p.Status.Phase})
+		}
+	})
 	return func() map[string][]deletion {
 		mu.Lock()
 		defer mu.Unlock()
@@ -247,4 +239,29 @@ func watchDeletions(t *testing.T, c *cluster, ns string) func() map[string][]del
 		}
 		return cp
 	}
+}
+
+// seePods calls see with every version of every pod of namespace ns the
+// API server tells of from now on (a deleted pod's last one with a
+// deletion timestamp), until the test ends.
+func seePods(t *testing.T, c *cluster, ns string, see func(*corev1.Pod)) {
+	t.Helper()
+	w, err := c.cp.Client().CoreV1().Pods(ns).Watch(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	go func() {
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			if ev.Type == watch.Deleted && p.DeletionTimestamp == nil {
+				now := metav1.Now()
+				p.DeletionTimestamp = &now
+			}
+			see(p)
+		}
+	}()
 }

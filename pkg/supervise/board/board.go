@@ -31,6 +31,10 @@ func New() *Board {
 // Changed implements supervise.ReplicaFeed.
 func (b *Board) Changed() <-chan struct{} { return b.changed }
 
+// Departed implements supervise.ReplicaFeed: a board's replicas report
+// to it directly, and none goes away unseen.
+func (b *Board) Departed() []supervise.Observed { return nil }
+
 // Replicas implements supervise.ReplicaFeed.
 func (b *Board) Replicas() []supervise.Observed {
 	b.mu.Lock()

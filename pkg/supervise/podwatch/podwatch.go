@@ -39,6 +39,7 @@ type Feed struct {
 	own     string          // the pod of this process's replica, if any
 	ownRec  *record.Replica // its record as this process last reported it
 	synced  bool            // the pods have been listed
+	gone    []supervise.Observed
 }
 
 var _ supervise.ReplicaFeed = (*Feed)(nil)
@@ -72,6 +73,10 @@ func (f *Feed) apply(ev kube.PodEvent) {
 		}
 	case kube.Deleted:
 		delete(f.pods, ev.Pod.Name)
+		if ref, ok := replicaOf(f.job, ev.Pod); ok {
+			rec, _ := record.ReplicaFromAnnotations(ev.Pod.Annotations)
+			f.gone = append(f.gone, supervise.Observed{Ref: ref, Pod: ev.Pod.UID, Replica: rec})
+		}
 	default:
 		f.set(ev.Pod)
 	}
@@ -153,6 +158,16 @@ func replicaOf(job string, p *kube.Pod) (supervise.Ref, bool) {
 
 // Changed implements supervise.ReplicaFeed.
 func (f *Feed) Changed() <-chan struct{} { return f.changed }
+
+// Departed implements supervise.ReplicaFeed: the deleted pods' last
+// records, as their deletions carried them.
+func (f *Feed) Departed() []supervise.Observed {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.gone
+	f.gone = nil
+	return out
+}
 
 // Replicas implements supervise.ReplicaFeed.
 func (f *Feed) Replicas() []supervise.Observed {

@@ -58,10 +58,19 @@ func TestFeed(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("replicas (-want +got):\n%s", diff)
 	}
-	w.events <- kube.PodEvent{Type: kube.Deleted, Pod: pod("j-ps-0", "u1", nil, ps)}
+	last := record.Replica{State: record.StateStopped, LogTail: "bye\n"}
+	w.events <- kube.PodEvent{Type: kube.Deleted, Pod: pod("j-ps-0", "u1", &last, ps)}
 	<-f.Changed()
 	if n := len(f.Replicas()); n != 1 {
 		t.Errorf("%d replicas after a deletion, want 1", n)
+	}
+	// The deleted pod's last record, as its deletion carried it, once.
+	wantGone := []supervise.Observed{{Ref: supervise.Ref{Type: "ps"}, Pod: "u1", Replica: last}}
+	if diff := cmp.Diff(wantGone, f.Departed()); diff != "" {
+		t.Errorf("departed (-want +got):\n%s", diff)
+	}
+	if d := f.Departed(); len(d) != 0 {
+		t.Errorf("departed again: %v", d)
 	}
 }
 

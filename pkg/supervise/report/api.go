@@ -37,7 +37,8 @@ type API struct {
 	changed   chan struct{} // closed and replaced when either moves
 	uid       string        // the pod's UID, once known
 	running   bool          // a deliver goroutine runs
-	urgent    chan struct{} // a report that may not wait was queued
+	urgent    chan struct{} // a report that may not wait was queued, or a flush asked
+	more      chan struct{} // a report that may wait was queued
 }
 
 var _ supervise.Reporter = (*API)(nil)
@@ -46,7 +47,8 @@ var _ supervise.Reporter = (*API)(nil)
 // known: the first patch tells it) that also sets labels on the pod (the
 // Kubeflow labels that need the ordinal).
 func NewAPI(client PodClient, ns, pod, uid string, labels map[string]string, logf func(string, ...any)) *API {
-	a := &API{client: client, namespace: ns, pod: pod, uid: uid, logf: logf, labels: map[string]*string{}, changed: make(chan struct{}), urgent: make(chan struct{}, 1)}
+	a := &API{client: client, namespace: ns, pod: pod, uid: uid, logf: logf, labels: map[string]*string{}, changed: make(chan struct{}),
+		urgent: make(chan struct{}, 1), more: make(chan struct{}, 1)}
 	for k, v := range labels {
 		a.labels[k] = &v
 	}
@@ -60,10 +62,9 @@ func (a *API) Report(r supervise.Report) {
 	a.queue = append(a.queue, r)
 	a.queued++
 	if r.Spread <= 0 && r.Defer <= 0 {
-		select {
-		case a.urgent <- struct{}{}:
-		default:
-		}
+		poke(a.urgent)
+	} else {
+		poke(a.more)
 	}
 	if !a.running {
 		a.running = true
@@ -77,10 +78,22 @@ func (a *API) notify() {
 	a.changed = make(chan struct{})
 }
 
-// Flush implements supervise.Reporter.
+// poke signals ch, unless a signal is pending.
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// Flush implements supervise.Reporter: what is queued goes at once,
+// whatever its leisure.
 func (a *API) Flush(ctx context.Context) error {
 	a.mu.Lock()
 	target := a.queued
+	if a.delivered < target {
+		poke(a.urgent)
+	}
 	for a.delivered < target {
 		ch := a.changed
 		a.mu.Unlock()
@@ -97,8 +110,9 @@ func (a *API) Flush(ctx context.Context) error {
 
 // deliver drains the queue: one pod patch with the latest record of the
 // batch (if any report of it has one), then the batch's Events in order.
-// A batch of reports that may wait waits their Defer and a random part of
-// their Spread, or until a report that may not is queued.
+// A batch of reports that may wait waits the least Defer and a random part
+// of the least Spread of its reports (one queued meanwhile may shorten the
+// wait), or until a report that may not is queued, or a flush.
 func (a *API) deliver() {
 	for {
 		a.mu.Lock()
@@ -111,16 +125,7 @@ func (a *API) deliver() {
 		}
 		a.mu.Unlock()
 		if d, s := leisure(batch); d > 0 || s > 0 {
-			t := time.NewTimer(d + rand.N(s+1))
-			select {
-			case <-t.C:
-			case <-a.urgent: // it goes with this batch
-				t.Stop()
-			}
-			a.mu.Lock()
-			batch = append(batch, a.queue...)
-			a.queue = nil
-			a.mu.Unlock()
+			batch = a.await(batch, time.Now().Add(d+rand.N(s+1)))
 		}
 		for i := len(batch) - 1; i >= 0; i-- {
 			if batch[i].State != "" {
@@ -137,6 +142,37 @@ func (a *API) deliver() {
 		a.delivered += len(batch)
 		a.notify()
 		a.mu.Unlock()
+	}
+}
+
+// await waits until due, or sooner as reports queued meanwhile allow,
+// and returns batch with them.
+func (a *API) await(batch []supervise.Report, due time.Time) []supervise.Report {
+	t := time.NewTimer(time.Until(due))
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-a.urgent: // it goes with this batch
+		case <-a.more:
+			a.mu.Lock()
+			if len(a.queue) > 0 {
+				d, s := leisure(a.queue)
+				batch = append(batch, a.queue...)
+				a.queue = nil
+				if sooner := time.Now().Add(d + rand.N(s+1)); sooner.Before(due) {
+					due = sooner
+					t.Reset(time.Until(due))
+				}
+			}
+			a.mu.Unlock()
+			continue
+		}
+		a.mu.Lock()
+		batch = append(batch, a.queue...)
+		a.queue = nil
+		a.mu.Unlock()
+		return batch
 	}
 }
 

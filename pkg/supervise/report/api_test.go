@@ -90,3 +90,36 @@ func TestAPISpread(t *testing.T) {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 }
+
+// TestAPISoonerAndFlush: a report that may wait less than the one
+// waiting cuts the wait short (a first start held back an hour does not
+// hold back the job's end, which may wait a moment), and a Flush delivers
+// what waits at once; each batch patches its latest record once.
+func TestAPISoonerAndFlush(t *testing.T) {
+	f := &fakePods{}
+	a := NewAPI(f, "ns", "j-worker-1", "uid-1", map[string]string{"training.kubeflow.org/replica-index": "1"}, func(string, ...any) {})
+	a.Report(supervise.Report{Replica: record.Replica{State: "Running"}, Defer: time.Hour})
+	a.Report(supervise.Report{Replica: record.Replica{State: "Stopped"}, Defer: time.Millisecond, Spread: time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		f.mu.Lock()
+		n := len(f.calls)
+		f.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the job's end waited for the first start's hour")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	a.Report(supervise.Report{Replica: record.Replica{State: "Idle"}, Defer: time.Hour})
+	if err := a.Flush(ctx); err != nil {
+		t.Fatalf("Flush waited for the hour: %v", err)
+	}
+	if diff := cmp.Diff([]string{"patch Stopped labels=1", "patch Idle labels=1"}, f.calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}
