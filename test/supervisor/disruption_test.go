@@ -127,7 +127,7 @@ func TestDisruptionSidecarMode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			j.WaitRecords("the sidecar to record the stop", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State != record.StateRunning })
+			j.WaitRecords("the sidecar to record the stop", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State != "" && r.State != record.StateRunning })
 			if r := j.Record("j-worker-0"); r.State != record.StateStopped || r.Reason != "Disrupted" {
 				t.Errorf("record %+v, want Stopped (Disrupted)", r)
 			}

@@ -69,7 +69,7 @@ func TestSidecar(t *testing.T) {
 	j.WaitStatus("the exit to count", func(s *record.Status) bool { return s.Restarts == 1 })
 	// The keeper beside this replica counts its exit before the record's
 	// patch reaches the pod: wait for the record.
-	j.WaitRecords("the exit on the pod", pod, func(r record.Replica) bool { return r.State != record.StateRunning })
+	j.WaitRecords("the exit on the pod", pod, func(r record.Replica) bool { return r.State != "" && r.State != record.StateRunning })
 	if r := j.Record("j-worker-0"); r.State != record.StateRestarting || r.LastExitCode == nil || *r.LastExitCode != 137 {
 		t.Errorf("after exit 137: %+v", r)
 	}
