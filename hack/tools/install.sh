@@ -7,10 +7,13 @@
 #   kubelet                                                  (hack/tools/node)
 #   coredns                                                  (hack/tools/coredns)
 #   kueue, with its CRDs, webhooks and configuration in kueue.d (hack/tools/kueue)
+#   containerd, containerd-shim-runc-v2, ctr                 (hack/tools/containerd)
 #
-# and, for the test cluster's node (test/cluster), containerd, runc, the CNI
+# and, for the test cluster's node (test/controlplane), runc, the CNI
 # plugins and iptables from Debian packages (apt-get, only when missing; a
-# non-Debian machine must provide them itself).
+# non-Debian machine must provide them itself). containerd is built, not
+# Debian's: image volumes need containerd 2.1 or later, and Debian 12 has
+# 1.6.
 #
 # Everything else is built from the Go module proxy, each from its own throwaway
 # module (committed go.mod/go.sum), so the root go.mod is never touched. A
@@ -26,8 +29,9 @@ ETCD_VERSION=v3.7.3
 HELM_VERSION=v4.3.1
 COREDNS_VERSION=v1.15.0
 KUEUE_VERSION=v0.17.0
-# Debian packages of the node: Debian 12 has containerd 1.6.20 and runc 1.1.5.
-NODE_PACKAGES=(containerd runc containernetworking-plugins iptables)
+CONTAINERD_VERSION=v2.4.2
+# Debian packages of the node: Debian 12 has runc 1.1.5.
+NODE_PACKAGES=(runc containernetworking-plugins iptables)
 
 [[ $# -eq 1 ]] || { echo "usage: $0 BIN_DIR" >&2; exit 2; }
 mkdir -p "$1"
@@ -100,6 +104,7 @@ pinned helm "helm.sh/helm/v4 $HELM_VERSION" "update it"
 pinned node "k8s.io/kubernetes $KUBE_VERSION" "run hack/tools/kube/gen.sh $KUBE_VERSION"
 pinned coredns "github.com/coredns/coredns $COREDNS_VERSION" "update it"
 pinned kueue "sigs.k8s.io/kueue $KUEUE_VERSION" "update it"
+pinned containerd "github.com/containerd/containerd/v2 $CONTAINERD_VERSION" "update it"
 
 # node_packages: installs the missing NODE_PACKAGES with apt-get.
 node_packages() {
@@ -111,7 +116,7 @@ node_packages() {
 		log "${NODE_PACKAGES[*]}: installed"
 		return
 	fi
-	command -v apt-get >/dev/null || { log "install ${missing[*]} (containerd, runc, CNI plugins, iptables): no apt-get here"; exit 1; }
+	command -v apt-get >/dev/null || { log "install ${missing[*]} (runc, CNI plugins, iptables): no apt-get here"; exit 1; }
 	log "installing ${missing[*]} with apt-get ..."
 	local sudo=()
 	[[ $(id -u) -eq 0 ]] || sudo=(sudo)
@@ -130,6 +135,10 @@ build helm "$HELM_VERSION" "-s -w -X helm.sh/helm/v4/internal/version.version=$H
 build node "$KUBE_VERSION" "$kube_ldflags" k8s.io/kubernetes/cmd/kubelet
 build coredns "$COREDNS_VERSION" "-s -w" github.com/tfgen/tfgen/hack/tools/coredns
 build kueue "$KUEUE_VERSION" "-s -w -X sigs.k8s.io/kueue/pkg/version.GitVersion=$KUEUE_VERSION" sigs.k8s.io/kueue/cmd/kueue
+build containerd "$CONTAINERD_VERSION" "-s -w -X github.com/containerd/containerd/v2/version.Version=$CONTAINERD_VERSION" \
+	github.com/containerd/containerd/v2/cmd/containerd \
+	github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2 \
+	github.com/containerd/containerd/v2/cmd/ctr
 
 # kueue.d: what Kueue's release manifests hold besides the binary (its CRDs,
 # its webhooks and its controller manager's configuration), from the same

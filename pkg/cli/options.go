@@ -100,7 +100,7 @@ type settingsOptions struct {
 // AddFlags registers the render settings.
 func (o *settingsOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.SupervisorImage, "supervisor-image", version.SupervisorImage(), "tfsupervisor image the init container installs from")
-	fs.StringVar(&o.SupervisorVolume, "supervisor-volume", "copy", "how tfsupervisor reaches the training container: copy (an init container copies it into an emptyDir) or image (an image volume of --supervisor-image: no copy, no init container; Kubernetes 1.35, containerd 2.1 or CRI-O 1.31)")
+	fs.StringVar(&o.SupervisorVolume, "supervisor-volume", "", "how tfsupervisor reaches the training container: image (an image volume of --supervisor-image: no copy, no init container; Kubernetes 1.35, containerd 2.1 or CRI-O 1.31) or copy (an init container copies it into an emptyDir); default image from --kube-version 1.36, where image volumes are GA, copy before")
 	fs.StringVar(&o.ClusterDomain, "cluster-domain", "", "cluster domain appended to replica addresses (J-t-i.J-t.NS.svc.DOMAIN); none by default")
 	fs.StringVar(&o.KubeVersion, "kube-version", version.KubeVersion, "Kubernetes minor version (X.Y) of the target cluster; sidecar mode needs 1.35 or later")
 	fs.BoolVar(&o.ExcludeEvaluator, "exclude-evaluator", false, "leave the evaluator out of TF_CONFIG's cluster")
@@ -118,7 +118,7 @@ func (o *settingsOptions) Validate() error {
 	if err := checkImage(o.SupervisorImage); err != nil {
 		return fmt.Errorf("--supervisor-image %q: %w", o.SupervisorImage, err)
 	}
-	if o.SupervisorVolume != "copy" && o.SupervisorVolume != "image" {
+	if o.SupervisorVolume != "" && o.SupervisorVolume != "copy" && o.SupervisorVolume != "image" {
 		return fmt.Errorf("--supervisor-volume %q: want copy or image", o.SupervisorVolume)
 	}
 	if err := checkClusterDomain(o.ClusterDomain); err != nil {
@@ -159,10 +159,8 @@ func checkClusterDomain(domain string) error {
 
 // settings returns the render settings, reading --accelerators.
 func (o *settingsOptions) settings() (job.Settings, error) {
-	s := job.Settings{SupervisorImage: o.SupervisorImage, ClusterDomain: o.ClusterDomain, KubeVersion: o.KubeVersion, ExcludeEvaluator: o.ExcludeEvaluator}
-	if o.SupervisorVolume != "copy" { // copy is the chart's default: values stay as they were
-		s.SupervisorVolume = o.SupervisorVolume
-	}
+	s := job.Settings{SupervisorImage: o.SupervisorImage, SupervisorVolume: o.SupervisorVolume, ClusterDomain: o.ClusterDomain,
+		KubeVersion: o.KubeVersion, ExcludeEvaluator: o.ExcludeEvaluator}
 	var preset, file accelerators.Config
 	if o.Cloud != "" {
 		var err error

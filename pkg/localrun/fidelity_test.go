@@ -93,7 +93,7 @@ func wrapFlags(t *testing.T, sts map[string]any) []string {
 		for _, a := range c.(map[string]any)["command"].([]any) {
 			cmd = append(cmd, a.(string))
 		}
-		if len(cmd) > 2 && cmd[0] == "/tfgen/bin/tfsupervisor" && cmd[1] == "run" {
+		if len(cmd) > 2 && (cmd[0] == "/tfgen/bin/tfsupervisor" || cmd[0] == "/tfgen/bin/tfsupervisor-wrap") && cmd[1] == "run" {
 			if end := slices.Index(cmd, "--"); end > 0 {
 				return cmd[2:end]
 			}

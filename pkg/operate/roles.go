@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,8 @@ type supervisorFlags struct {
 // `--` are the supervisor's.
 func parseSupervisor(command []string) (supervisorFlags, bool) {
 	f := supervisorFlags{rolesAt: -1}
-	if len(command) < 2 || path.Base(command[0]) != "tfsupervisor" || (command[1] != "run" && command[1] != "watch" && command[1] != "hold") {
+	if len(command) < 2 || !slices.Contains([]string{"tfsupervisor", "tfsupervisor-wrap"}, path.Base(command[0])) ||
+		!slices.Contains([]string{"run", "watch", "hold"}, command[1]) {
 		return f, false
 	}
 	f.mode = command[1]

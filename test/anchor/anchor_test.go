@@ -288,7 +288,7 @@ func BenchmarkAnchor(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, n := range sizes {
-		for _, sys := range strings.Split(env("TFGEN_ANCHOR_SYSTEMS", "kubeflow,tfgen,tfgen-image"), ",") {
+		for _, sys := range strings.Split(env("TFGEN_ANCHOR_SYSTEMS", "kubeflow,jobset,tfgen,tfgen-copy"), ",") {
 			b.Run(fmt.Sprintf("%s/N=%d", sys, n), func(b *testing.B) {
 				for range b.N {
 					r := run(b, sys, n, runEnv{supervisor: supervisor, wrap: wrap, kubectl: kubectl, scratch: b.TempDir()})
@@ -404,12 +404,12 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		if s, err = newTfgen(n); err != nil {
 			b.Fatal(err)
 		}
-	case "tfgen-image":
-		if s, err = newTfgen(n, "--supervisor-volume", "image"); err != nil {
+	case "tfgen-copy":
+		if s, err = newTfgen(n, "--supervisor-volume", "copy"); err != nil {
 			b.Fatal(err)
 		}
 	default:
-		b.Fatalf("TFGEN_ANCHOR_SYSTEMS: unknown system %q (kubeflow, jobset, tfgen, tfgen-image)", sys)
+		b.Fatalf("TFGEN_ANCHOR_SYSTEMS: unknown system %q (kubeflow, jobset, tfgen, tfgen-copy)", sys)
 	}
 
 	cs := cp.Client()

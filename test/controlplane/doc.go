@@ -11,7 +11,8 @@
 // so each controller acts as its own ServiceAccount, as in a real cluster.
 // Without Options.Node there is no kubelet: pods get scheduled (bound to a
 // Node the test creates) but do not run. With it (node.go), a real node runs
-// on this machine: containerd and runc (Debian packages), the CNI bridge
+// on this machine: containerd 2.x (built by `make tools`), runc (a Debian
+// package), the CNI bridge
 // tfgen0 on 10.244.0.0/24, the kubelet and CoreDNS (built by `make tools`),
 // one DNAT rule standing in for kube-proxy for the kubernetes Service, and
 // images built here and imported into containerd (there is no registry).

@@ -58,9 +58,10 @@ const (
 // Service) the API server are reached.
 var NodeIP = net.IPv4(10, 244, 0, 1)
 
-// nodeBinaries are what `make tools` builds into bin/ for the node;
-// containerd, runc, ctr and the CNI plugins come from Debian packages.
-var nodeBinaries = []string{"kubelet", "coredns"}
+// nodeBinaries are what `make tools` builds into bin/ for the node
+// (containerd 2.x: image volumes need 2.1 or later); runc and the CNI
+// plugins come from Debian packages.
+var nodeBinaries = []string{"kubelet", "coredns", "containerd", "containerd-shim-runc-v2", "ctr"}
 
 // node is the running node's state beyond its processes.
 type node struct {
@@ -68,6 +69,7 @@ type node struct {
 	lock   *os.File // flock held while the node exists
 	cniBin string
 	sock   string // containerd's socket
+	bin    string // where containerd, its shim and ctr are
 }
 
 func nodeAPIServerFlags() []string {
@@ -92,9 +94,9 @@ func prepareNode(opts NodeOptions, lock *os.File) (_ *node, err error) {
 			break
 		}
 	}
-	for _, b := range []string{"containerd", "containerd-shim-runc-v2", "runc", "ctr", "iptables", "ip"} {
+	for _, b := range []string{"runc", "iptables", "ip"} {
 		if _, err := exec.LookPath(b); err != nil {
-			return nil, fmt.Errorf("controlplane: node: %s not found: run `make tools` (it installs containerd, runc, the CNI plugins and iptables)", b)
+			return nil, fmt.Errorf("controlplane: node: %s not found: run `make tools` (it installs runc, the CNI plugins and iptables)", b)
 		}
 	}
 	if n.cniBin == "" {
@@ -161,7 +163,7 @@ func lockNode() (*os.File, error) {
 // once the Node is Ready and CoreDNS serves.
 func (cp *ControlPlane) startNode(ctx context.Context, bin string) error {
 	n := cp.node
-	n.sock = filepath.Join(nodeRun, "containerd.sock")
+	n.sock, n.bin = filepath.Join(nodeRun, "containerd.sock"), bin
 	if err := cp.startContainerd(ctx); err != nil {
 		return err
 	}
@@ -191,39 +193,41 @@ func (cp *ControlPlane) startNode(ctx context.Context, bin string) error {
 
 func (cp *ControlPlane) startContainerd(ctx context.Context) error {
 	n := cp.node
-	cfg := fmt.Sprintf(`version = 2
+	cfg := fmt.Sprintf(`version = 3
 root = %q
 state = %q
 [grpc]
   address = %q
 [ttrpc]
   address = %q
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = %q
+[plugins.'io.containerd.cri.v1.images']
+  snapshotter = "overlayfs"
+  [plugins.'io.containerd.cri.v1.images'.pinned_images]
+    sandbox = %q
+[plugins.'io.containerd.cri.v1.runtime']
   # The machine lacks CAP_SYS_RESOURCE: runc cannot raise oom_score_adj.
   restrict_oom_score_adj = true
   disable_hugetlb_controller = true
   netns_mounts_under_state_dir = true
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = %q
+  [plugins.'io.containerd.cri.v1.runtime'.cni]
+    bin_dirs = [%q]
     conf_dir = %q
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
+  [plugins.'io.containerd.cri.v1.runtime'.containerd]
     default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+      runtime_path = %q
+      [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
         Root = %q
 `, filepath.Join(nodeState, "containerd"), filepath.Join(nodeRun, "containerd"), n.sock, n.sock+".ttrpc",
-		pauseImage, n.cniBin, filepath.Join(nodeState, "cni", "net.d"), filepath.Join(nodeRun, "runc"))
+		pauseImage, n.cniBin, filepath.Join(nodeState, "cni", "net.d"), filepath.Join(n.bin, "containerd-shim-runc-v2"), filepath.Join(nodeRun, "runc"))
 	// In nodeRun, so that the process is known as the node's by its
 	// command line (cleanNode).
 	path := filepath.Join(nodeRun, "containerd.toml")
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		return err
 	}
-	bin, _ := exec.LookPath("containerd")
-	p, err := cp.start(filepath.Dir(bin), "containerd", "--config", path)
+	p, err := cp.start(n.bin, "containerd", "--config", path)
 	if err != nil {
 		return err
 	}
@@ -235,7 +239,7 @@ state = %q
 
 // ctr runs ctr against the node's containerd, in the CRI's namespace.
 func (n *node) ctr(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "ctr", append([]string{"--address", n.sock, "--namespace", "k8s.io"}, args...)...)
+	cmd := exec.CommandContext(ctx, filepath.Join(n.bin, "ctr"), append([]string{"--address", n.sock, "--namespace", "k8s.io"}, args...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return out, fmt.Errorf("ctr %s: %w\n%s", strings.Join(args, " "), err, out)

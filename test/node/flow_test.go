@@ -14,17 +14,31 @@ import (
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
-// TestWrapJobSucceeds: a wrap-mode job on the real kubelet. The init
-// container copies tfsupervisor (65532) into the shared volume, the
-// training containers run it wrapping the workload as the image's user,
-// the chief succeeds after every other replica reported, and the job with
-// it; every replica found the others by their Service DNS names
+// TestWrapJobSucceeds: a wrap-mode job on the real kubelet. containerd
+// mounts the tfsupervisor image as a volume (the default render for
+// Kubernetes 1.36 and later), or for an older target (--kube-version 1.35)
+// the init container copies tfsupervisor (65532) into the shared volume;
+// the training containers run it wrapping the workload as the image's
+// user, the chief succeeds after every other replica reported, and the
+// job with it; every replica found the others by their Service DNS names
 // (TF_CONFIG's addresses resolve through CoreDNS and connect). `tfgen
 // status --watch` follows the job to its end and exits 0.
 func TestWrapJobSucceeds(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct {
+		volume string
+		flags  []string
+	}{{"image", nil}, {"copy", []string{"--kube-version", "1.35"}}} {
+		t.Run(tc.volume, func(t *testing.T) {
+			t.Parallel()
+			wrapJobSucceeds(t, tc.volume, tc.flags)
+		})
+	}
+}
+
+func wrapJobSucceeds(t *testing.T, volume string, flags []string) {
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "wrap", runPolicy: object{"cleanPodPolicy": "All"}, exits: []string{"ps=block"},
+	r := c.startJob(t, jobSpec{name: "wrap", runPolicy: object{"cleanPodPolicy": "All"}, exits: []string{"ps=block"}, flags: flags,
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--connect", "--wait-for", "ps-0,worker-0,worker-1"}},
 			{kind: "PS", n: 1, policy: "Always", args: []string{"--connect"}},
@@ -34,6 +48,7 @@ func TestWrapJobSucceeds(t *testing.T) {
 			// and the other worker are done.
 			{kind: "Worker", n: 2, policy: "OnFailure", args: []string{"--connect", "--wait-for", "chief-0,ps-0,worker-0,worker-1"}},
 		}}, nil)
+	r.checkSupervisorVolume(volume)
 	watched := make(chan string, 1)
 	go func() {
 		out, code := r.cli("status", "wrap", "--watch")
@@ -71,7 +86,7 @@ func TestWrapJobSucceeds(t *testing.T) {
 }
 
 // TestSidecarJobSucceeds: sidecar mode (no command: the image's
-// entrypoint runs, tfsupervisor watches beside it). Worker 0 is killed
+// entrypoint runs, tfsupervisor watches beside it, from an image volume). Worker 0 is killed
 // once (137): the kubelet restarts the training container by its restart
 // rules (ExitCode), the second run succeeds; its pod stays while worker 1
 // runs (AllWorkers), and `tfgen logs` prints its log through the kubelet;
@@ -89,6 +104,7 @@ func TestSidecarJobSucceeds(t *testing.T) {
 			{kind: "PS", n: 1, policy: "Never", sidecar: true},
 			{kind: "Worker", n: 2, policy: "ExitCode", sidecar: true, args: []string{"--wait-for", "ps-0,worker-1,worker-1:gate-0"}},
 		}}, nil)
+	r.checkSupervisorVolume("image")
 	poll(t, "worker-0's second run", func(context.Context) (bool, string, error) {
 		n := len(r.reports()["worker-0"])
 		return n == 2, strconv.Itoa(n) + " runs", nil
@@ -190,5 +206,31 @@ func TestPodDeletionRestartsReplica(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]int{"worker-0": 2, "worker-1": 2}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
+	}
+}
+
+// checkSupervisorVolume checks how the job's pods get tfsupervisor: an
+// image volume of its image ("image") or a copy an init container makes
+// into an emptyDir ("copy").
+func (r *run) checkSupervisorVolume(want string) {
+	r.T.Helper()
+	sets, err := r.c.cp.Client().AppsV1().StatefulSets(r.Namespace).List(r.T.Context(), metav1.ListOptions{})
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	for _, s := range sets.Items {
+		got := "none"
+		for _, v := range s.Spec.Template.Spec.Volumes {
+			switch {
+			case v.Name != "tfgen-bin":
+			case v.Image != nil:
+				got = "image"
+			case v.EmptyDir != nil:
+				got = "copy"
+			}
+		}
+		if got != want {
+			r.T.Errorf("statefulset %s: tfsupervisor by %s, want %s", s.Name, got, want)
+		}
 	}
 }

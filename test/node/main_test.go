@@ -69,7 +69,7 @@ func runSuite(m *testing.M) int {
 		node.Archives = append(node.Archives, controlplane.Archive{Path: tar, BaseName: supervisorRepo})
 	} else {
 		node.Images = append(node.Images, controlplane.Image{Ref: supervisorImage,
-			Files: map[string]string{"/tfsupervisor": bins.tfsupervisor}, UID: 65532, GID: 65532,
+			Files: map[string]string{"/tfsupervisor": bins.tfsupervisor, "/tfsupervisor-wrap": bins.tfsupervisor}, UID: 65532, GID: 65532,
 			User: "65532:65532", Entrypoint: []string{"/tfsupervisor", "install", "/tfgen/bin"}})
 	}
 	fmt.Printf("node: tfsupervisor image %s\n", supervisorImage)

@@ -38,7 +38,7 @@ func startAgent(t testing.TB, cp *controlplane.ControlPlane) *nodeagent.Agent {
 			RestConfig: cp.RestConfig(),
 			Dir:        filepath.Join(scratch, "node"),
 			Images: map[string]nodeagent.Image{
-				"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": bins.tfsupervisor}},
+				"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": bins.tfsupervisor, "/tfsupervisor-wrap": bins.tfsupervisor}},
 				shellImage:                   {},
 			},
 			Backoff:    200 * time.Millisecond,

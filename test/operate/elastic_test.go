@@ -56,7 +56,7 @@ func startSmallNode(t *testing.T, c *cluster) {
 	a, err := nodeagent.Start(context.Background(), nodeagent.Config{
 		RestConfig: c.cp.RestConfig(), Node: smallNode, Dir: filepath.Join(scratch, smallNode),
 		Images: map[string]nodeagent.Image{
-			"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": bins.tfsupervisor}},
+			"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": bins.tfsupervisor, "/tfsupervisor-wrap": bins.tfsupervisor}},
 			shellImage:                   {},
 		},
 		Backoff: 200 * time.Millisecond, MaxBackoff: 2 * time.Second,

@@ -42,7 +42,7 @@ func startAgent(t *testing.T, cp *controlplane.ControlPlane) *nodeagent.Agent {
 			RestConfig: cp.RestConfig(),
 			Dir:        filepath.Join(scratch, "node"),
 			Images: map[string]nodeagent.Image{
-				"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": bins.tfsupervisor}},
+				"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": bins.tfsupervisor, "/tfsupervisor-wrap": bins.tfsupervisor}},
 				tfImage:                      {Files: files},
 			},
 			Env:        []string{"PATH=" + filepath.Join(venvs.tf, "bin") + string(os.PathListSeparator) + os.Getenv("PATH")},
