@@ -152,7 +152,7 @@ func supervisorPIDs(pod string) []int {
 			continue
 		}
 		args := bytes.Split(cmdline, []byte{0})
-		if len(args) < 2 || filepath.Base(string(args[0])) != "tfsupervisor" || string(args[1]) != "run" {
+		if base := filepath.Base(string(args[0])); len(args) < 2 || base != "tfsupervisor" && base != "tfsupervisor-wrap" || string(args[1]) != "run" {
 			continue
 		}
 		for _, kv := range bytes.Split(environ, []byte{0}) {
