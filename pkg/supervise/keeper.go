@@ -12,7 +12,15 @@ import (
 // DefaultWriteInterval is the least time between two writes of the
 // job's status that neither end the job nor grant restarts: replicas
 // starting, or finishing without ending the job, are written together.
+// A job of more than StatusFanOut replicas writes less often, in
+// proportion.
 const DefaultWriteInterval = time.Second
+
+// StatusFanOut bounds the watch events a second that the writes of the
+// job's status which decide nothing send: every replica watches the
+// status, so each write is one event for each, and a job of 1,000
+// replicas writes them at most every 5 s.
+const StatusFanOut = 200
 
 // storeTimeout bounds one write of the status (retried on conflicts and
 // transient errors inside); the keeper tries again later.
@@ -49,8 +57,9 @@ type Keeper struct {
 	Logs LogStore
 	// Clock; nil is the system clock.
 	Clock Clock
-	// WriteInterval; zero is DefaultWriteInterval, a negative one writes
-	// every change at once.
+	// WriteInterval; zero is DefaultWriteInterval (or longer for more
+	// than StatusFanOut replicas), a negative one writes every change at
+	// once.
 	WriteInterval time.Duration
 	// Neighbours is the elastic pods of the job's namespace, for an
 	// elastic job (Job.Elastic); nil for the others.
@@ -248,7 +257,7 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 // interval is the least time between two writes (WriteInterval).
 func (k *Keeper) interval() time.Duration {
 	if k.WriteInterval == 0 {
-		return DefaultWriteInterval
+		return max(DefaultWriteInterval, time.Second*time.Duration(k.Job.total())/StatusFanOut)
 	}
 	return k.WriteInterval
 }

@@ -2,13 +2,16 @@ package anchor
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -346,14 +349,27 @@ func startNodes(ctx context.Context, cp *controlplane.ControlPlane, n int, e run
 	return agents, nil
 }
 
+// cpuByContainer lists CPU times by container name, the most first.
+func cpuByContainer(by map[string]time.Duration) string {
+	names := slices.SortedFunc(maps.Keys(by), func(a, b string) int { return cmp.Compare(by[b], by[a]) })
+	var s strings.Builder
+	for _, name := range names {
+		fmt.Fprintf(&s, " %s %.1f s", name, by[name].Seconds())
+	}
+	return s.String()
+}
+
 // usageOf adds up the nodes' usage. Each node's memory peak is its own
 // sample's; they add up to about the machine's.
 func usageOf(agents []*nodeagent.Agent) nodeagent.Usage {
-	var out nodeagent.Usage
+	out := nodeagent.Usage{CPUByContainer: map[string]time.Duration{}}
 	for _, a := range agents {
 		u := a.Usage()
 		out.Pods += u.Pods
 		out.CPU += u.CPU
+		for name, cpu := range u.CPUByContainer {
+			out.CPUByContainer[name] += cpu
+		}
 		out.RSS += u.RSS
 		out.Named += u.Named
 		if u.LastStart.After(out.LastStart) {
@@ -466,6 +482,7 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 	r.conflicts, r.throttled, r.fails = d.count(code("409")), d.count(code("429")), d.count(is5xx)
 	fmt.Fprintf(os.Stderr, "%s, %d workers: the most frequent requests\n%s", sys, n, d.top(15))
 	r.pods = usageOf(agents)
+	fmt.Fprintf(os.Stderr, "%s, %d workers: the pods' CPU by container:%s\n", sys, n, cpuByContainer(r.pods.CPUByContainer))
 	if !r.pods.LastStart.IsZero() {
 		r.started = r.pods.LastStart.Sub(start)
 	}

@@ -103,7 +103,7 @@ wait:
 	// What the main process leaves behind dies with the container.
 	killSession(sid)
 	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	r.a.usage.ended(sid, ru)
+	r.a.usage.ended(sid, c.spec.Name, ru)
 
 	code := int32(cmd.ProcessState.ExitCode())
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

@@ -2,6 +2,7 @@ package nodeagent
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -19,6 +20,8 @@ type Usage struct {
 	// CPU is the user and system time of the containers' processes (each
 	// main process and the children it waited for, from wait4).
 	CPU time.Duration
+	// CPUByContainer splits CPU by container name.
+	CPUByContainer map[string]time.Duration
 	// RSS is the sum over pods of each pod's peak resident set (its
 	// processes' together, sampled every UsageInterval), in bytes; Named
 	// the same for the processes called Config.UsageName alone.
@@ -48,6 +51,7 @@ type usage struct {
 	peak      map[types.UID]int64
 	peakNamed map[types.UID]int64
 	cpu       time.Duration
+	cpuBy     map[string]time.Duration
 	lastStart time.Time
 	node      struct { // the sample where the named processes held the most
 		pods     int
@@ -56,7 +60,7 @@ type usage struct {
 }
 
 func newUsage() *usage {
-	return &usage{sessions: map[int]types.UID{}, peak: map[types.UID]int64{}, peakNamed: map[types.UID]int64{}}
+	return &usage{sessions: map[int]types.UID{}, peak: map[types.UID]int64{}, peakNamed: map[types.UID]int64{}, cpuBy: map[string]time.Duration{}}
 }
 
 // started notes a container's session; main says it is not an init container.
@@ -72,13 +76,15 @@ func (u *usage) started(sid int, pod types.UID, main bool) {
 	}
 }
 
-// ended notes a container's end and adds what its processes used.
-func (u *usage) ended(sid int, ru *syscall.Rusage) {
+// ended notes the end of container name and adds what its processes used.
+func (u *usage) ended(sid int, name string, ru *syscall.Rusage) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	delete(u.sessions, sid)
 	if ru != nil {
-		u.cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		u.cpu += cpu
+		u.cpuBy[name] += cpu
 	}
 }
 
@@ -149,7 +155,7 @@ func pss(pid int) int64 {
 func (u *usage) get() Usage {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	out := Usage{Pods: len(u.peak), CPU: u.cpu, LastStart: u.lastStart}
+	out := Usage{Pods: len(u.peak), CPU: u.cpu, CPUByContainer: maps.Clone(u.cpuBy), LastStart: u.lastStart}
 	out.Peak.Pods, out.Peak.RSS, out.Peak.PSS = u.node.pods, u.node.rss, u.node.pss
 	for pod, n := range u.peak {
 		out.RSS += n

@@ -55,8 +55,12 @@ func New(cfg *Config) (*Client, error) {
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	}
+	// No compression: the API server gzips a watch's events for each
+	// watcher that accepts it (Kubernetes 1.37), and a job's thousand
+	// supervisors watch the one status ConfigMap; its few hundred bytes
+	// are cheaper sent than compressed a thousand times and inflated.
 	tr := &http.Transport{TLSClientConfig: tc, ForceAttemptHTTP2: true, Proxy: http.ProxyFromEnvironment,
-		IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: 10 * time.Second}
+		IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: 10 * time.Second, DisableCompression: true}
 	c := &Client{host: strings.TrimSuffix(cfg.Host, "/"), http: &http.Client{Transport: tr}}
 	switch {
 	case cfg.TokenFile != "":
