@@ -456,6 +456,7 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		b.Fatalf("%s, %d workers: %v\n%s", sys, n, err, cp.Logs(20))
 	}
 	r.succeeded, r.apiToSucceeded = time.Since(start), cp.CPUTime("kube-apiserver")-cpu0
+	succeededAt := time.Now()
 	if err := pods.wait(ctx, func() bool { return pods.holding() <= n/2 }); err != nil {
 		b.Fatalf("%s: pods still hold their resources: %d (%v)", sys, pods.holding(), err)
 	}
@@ -464,6 +465,7 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		b.Fatalf("%s: pods still hold their resources: %d (%v)", sys, pods.holding(), err)
 	}
 	r.released = time.Since(start)
+	fmt.Fprintf(os.Stderr, "%s, %d workers: pods that ended after the job succeeded: %s\n", sys, n, pods.endsAfter(succeededAt))
 	deleted := time.Now()
 	if err := s.remove(ctx, dyn); err != nil {
 		b.Fatal(err)

@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
@@ -132,7 +134,12 @@ type pods struct {
 	store   cache.Store
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced at every change
+	ends    []podEnd      // each pod that ended Succeeded or Failed
 }
+
+// podEnd is when a pod's last container ended on its node, and when the
+// API server had the pod's end.
+type podEnd struct{ exited, seen time.Time }
 
 func watchPods(ctx context.Context, cs kubernetes.Interface, ns string) (*pods, error) {
 	p := &pods{changed: make(chan struct{})}
@@ -144,7 +151,21 @@ func watchPods(ctx context.Context, cs kubernetes.Interface, ns string) (*pods, 
 		p.changed = make(chan struct{})
 		p.mu.Unlock()
 	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: notify, UpdateFunc: func(_, o any) { notify(o) }, DeleteFunc: notify}); err != nil {
+	update := func(old, o any) {
+		if was, is := old.(*corev1.Pod), o.(*corev1.Pod); !terminal(was) && terminal(is) {
+			var exited time.Time
+			for _, c := range append(is.Status.InitContainerStatuses, is.Status.ContainerStatuses...) {
+				if t := c.State.Terminated; t != nil && t.FinishedAt.After(exited) {
+					exited = t.FinishedAt.Time
+				}
+			}
+			p.mu.Lock()
+			p.ends = append(p.ends, podEnd{exited: exited, seen: time.Now()})
+			p.mu.Unlock()
+		}
+		notify(o)
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: notify, UpdateFunc: update, DeleteFunc: notify}); err != nil {
 		return nil, err
 	}
 	factory.Start(ctx.Done())
@@ -153,6 +174,33 @@ func watchPods(ctx context.Context, cs kubernetes.Interface, ns string) (*pods, 
 	}
 	p.store = inf.GetStore()
 	return p, nil
+}
+
+func terminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// endsAfter describes the pods' ends after t: the 10th, 50th and 90th
+// percentiles and the last of when their containers ended and when the
+// API server had it, from t.
+func (p *pods) endsAfter(t time.Time) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var exited, seen []float64
+	for _, e := range p.ends {
+		if e.seen.After(t) {
+			exited, seen = append(exited, e.exited.Sub(t).Seconds()), append(seen, e.seen.Sub(t).Seconds())
+		}
+	}
+	if len(seen) == 0 {
+		return "none"
+	}
+	q := func(v []float64) string {
+		slices.Sort(v)
+		at := func(f float64) float64 { return v[min(len(v)-1, int(f*float64(len(v))))] }
+		return fmt.Sprintf("%.1f / %.1f / %.1f / %.1f s", at(0.1), at(0.5), at(0.9), v[len(v)-1])
+	}
+	return fmt.Sprintf("%d pods; containers ended (10%%/50%%/90%%/last) %s; API server had it %s", len(seen), q(exited), q(seen))
 }
 
 // holding counts the pods that may still hold what they reserve: those
