@@ -140,6 +140,20 @@ func (r Replica) Annotations() map[string]string {
 	return a
 }
 
+// HeldBy reports whether on, the record as its pod carries it, holds r's
+// last word: its state, restarts, reason and last exit. A merge patch
+// leaves an emptied annotation as it was, so the fields r may leave empty
+// are compared only where r has them.
+func (r Replica) HeldBy(on Replica) bool {
+	if r.State != on.State || r.Restarts != on.Restarts || r.Reason != on.Reason {
+		return false
+	}
+	if r.LastExitCode != nil && (on.LastExitCode == nil || *r.LastExitCode != *on.LastExitCode) {
+		return false
+	}
+	return r.LastExitID == "" || r.LastExitID == on.LastExitID
+}
+
 // ReplicaFromAnnotations reads a replica's record from its pod's
 // annotations; ok is false when its supervisor has written none. Numbers
 // that do not parse read as absent.

@@ -86,7 +86,8 @@ func (j *Job) end(n *record.Status, now time.Time, ch *change) {
 // it, is kept; under None nothing goes, until the TTL after finishing,
 // which releases every type. The keeper's own type goes last: once every
 // other type has gone and every replica has said how it ended, so that
-// the keeper is still there to keep their words. A replica that does not
+// the keeper is still there to keep their words. No type goes before its
+// replicas' records are on their pods (saved). A replica that does not
 // say is waited for settleTimeout at most; one whose pod has no record
 // is waited for recordGrace, then taken to have never trained, with
 // nothing to say; an evaluator given time is waited for.
@@ -118,13 +119,13 @@ func (j *Job) release(n *record.Status, obs []Observed, now time.Time, ch *chang
 		if slices.Contains(n.Teardown, t) || (t == evaluator && graced(n)) {
 			continue
 		}
-		if all || s.said(j, t) {
+		if (all || s.said(j, t)) && s.saved(j, t) {
 			released = append(released, t)
 			n.Teardown = append(n.Teardown, t)
 		}
 	}
 	othersGone := !slices.ContainsFunc(j.others(own), func(t string) bool { return !slices.Contains(n.Teardown, t) })
-	if j.replicas(own) > 0 && !slices.Contains(n.Teardown, own) && othersGone &&
+	if j.replicas(own) > 0 && !slices.Contains(n.Teardown, own) && othersGone && s.saved(j, own) &&
 		!slices.ContainsFunc(j.Types(""), func(t string) bool { return !s.said(j, t) }) {
 		released = append(released, own)
 		n.Teardown = append(n.Teardown, own)
@@ -180,6 +181,19 @@ func (s *saying) said(j *Job, t string) bool {
 			continue
 		}
 		if s.before(s.since.Add(settleTimeout)) {
+			return false
+		}
+	}
+	return true
+}
+
+// saved reports whether every replica of type t has its record on its
+// pod, which goes with the type: the keeper's own replica tells the keeper
+// first, and the API server may not have it yet (an outage, a refused
+// write). A record that does not land is waited for settleTimeout at most.
+func (s *saying) saved(j *Job, t string) bool {
+	for i := range j.replicas(t) {
+		if o, ok := s.obs[Ref{Type: t, Index: i}.String()]; ok && o.Unsaved && s.before(s.since.Add(settleTimeout)) {
 			return false
 		}
 	}

@@ -28,12 +28,3 @@ func pastDeadline(n *record.Status) bool {
 	c := n.Condition(record.JobFailed)
 	return c != nil && c.Status == record.ConditionTrue && c.Reason == ReasonDeadlineExceeded
 }
-
-// ttlDue returns when the ended job n's TTL after finishing releases
-// every replica, and whether it has a TTL.
-func (j *Job) ttlDue(n *record.Status) (time.Time, bool) {
-	if j.TTLAfterFinished == nil || n.CompletionTime == nil {
-		return time.Time{}, false
-	}
-	return n.CompletionTime.Add(*j.TTLAfterFinished), true
-}

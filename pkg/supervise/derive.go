@@ -46,7 +46,8 @@ func (c change) urgent() bool { return c.started || c.ended || c.granted > 0 || 
 // level-triggered: the same inputs give the same status, so it can run
 // again from scratch after the keeper restarts. Each policy has a file
 // of its own: backofflimit.go, success.go, cleanpod.go, evaluator.go,
-// deadline.go and replicacounts.go.
+// deadline.go, ttl.go and replicacounts.go; TestDerive covers them rule
+// by rule.
 //
 // The job's counts are its layout's as resized (Job.at). An ended job's
 // status changes only by what its end set going: the

@@ -175,7 +175,7 @@ func TestTeardownRefusedThenRestored(t *testing.T) {
 	l.wrap("j-ps-0", l.kubeconfig, ps, nil)
 	l.wrap("j-worker-0", l.kubeconfig, g.script("worker-0"), nil)
 	l.running(0, "j-chief-0", "j-ps-0", "j-worker-0")
-	rules := l.scaleRule(false)
+	rules := l.refuse("statefulsets/scale", "patch")
 	g.open("worker-0", 1, 0)
 	g.open("chief-0", 1, 0)
 	s := l.WaitStatus("every type released", func(s *record.Status) bool { return len(s.Teardown) == 3 })
@@ -198,9 +198,9 @@ func TestTeardownRefusedThenRestored(t *testing.T) {
 	}
 }
 
-// scaleRule removes (ok false) the job Role's rule on statefulsets/scale,
-// and returns the rules as they were.
-func (l *large) scaleRule(ok bool) []rbacv1.PolicyRule {
+// refuse takes verb on resource out of the job Role's rules, and returns
+// the rules as they were.
+func (l *large) refuse(resource, verb string) []rbacv1.PolicyRule {
 	l.T.Helper()
 	roles := l.Client.RbacV1().Roles(l.Namespace)
 	role, err := roles.Get(l.T.Context(), "j-tfjob", metav1.GetOptions{})
@@ -208,7 +208,16 @@ func (l *large) scaleRule(ok bool) []rbacv1.PolicyRule {
 		l.T.Fatal(err)
 	}
 	before := slices.Clone(role.Rules)
-	role.Rules = slices.DeleteFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Resources, "statefulsets/scale") })
+	var rules []rbacv1.PolicyRule
+	for _, r := range role.Rules {
+		if slices.Contains(r.Resources, resource) {
+			r.Verbs = slices.DeleteFunc(slices.Clone(r.Verbs), func(v string) bool { return v == verb })
+		}
+		if len(r.Verbs) > 0 {
+			rules = append(rules, r)
+		}
+	}
+	role.Rules = rules
 	if _, err := roles.Update(l.T.Context(), role, metav1.UpdateOptions{}); err != nil {
 		l.T.Fatal(err)
 	}
@@ -226,6 +235,37 @@ func (l *large) restoreRules(rules []rbacv1.PolicyRule) {
 	role.Rules = rules
 	if _, err := roles.Update(l.T.Context(), role, metav1.UpdateOptions{}); err != nil {
 		l.T.Fatal(err)
+	}
+}
+
+// TestKeeperRecordsItsOwnEndBeforeRelease: the chief, whose sidecar keeps
+// the job, succeeds while the job's Role may not patch pods, so its record
+// cannot reach its pod. The job ends Succeeded with the chief counted in
+// the same write, the worker's type goes, and the chief's waits: its pod
+// would take the record with it. Once the rule is back, the record lands,
+// then the type goes.
+func TestKeeperRecordsItsOwnEndBeforeRelease(t *testing.T) {
+	l := newLarge(t, "chief:1:2222,worker:1:2222", map[string]int32{"chief": 1, "worker": 1})
+	g := newGates(t, "chief-0", "worker-0")
+	l.wrap("j-chief-0", l.kubeconfig, g.script("chief-0"), nil)
+	l.wrap("j-worker-0", l.kubeconfig, g.script("worker-0"), nil)
+	l.running(0, "j-chief-0", "j-worker-0")
+	g.open("worker-0", 1, 0)
+	l.WaitRecords("worker-0's success", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateSucceeded })
+	rules := l.refuse("pods", "patch")
+	g.open("chief-0", 1, 0)
+	s := l.WaitStatus("the job to end", (*record.Status).Ended)
+	want := map[string]*record.ReplicaStatus{"Chief": {Succeeded: 1}, "Worker": {Succeeded: 1}}
+	if diff := cmp.Diff(want, s.ReplicaStatuses); diff != "" || !s.IsTrue(record.JobSucceeded) {
+		t.Errorf("status %s: want Succeeded, replicas (-want +got):\n%s", l.StatusJSON(), diff)
+	}
+	if slices.Contains(s.Teardown, "chief") {
+		t.Errorf("status %s: the chief released before its record reached its pod (%+v)", l.StatusJSON(), l.Record("j-chief-0"))
+	}
+	l.restoreRules(rules)
+	l.released("chief", "worker")
+	if r := l.Record("j-chief-0"); r.State != record.StateSucceeded {
+		t.Errorf("the chief's record %+v once its type was released: want Succeeded", r)
 	}
 }
 
@@ -274,6 +314,11 @@ func TestAPIServerDown(t *testing.T) {
 	})
 	if diff := cmp.Diff(want, s.ReplicaStatuses); diff != "" || !s.IsTrue(record.JobSucceeded) {
 		t.Errorf("status %s: want Succeeded, replicas (-want +got):\n%s", j.StatusJSON(), diff)
+	}
+	// The keeper's own replica decided the job while its record could not
+	// reach its pod: its type went only once the record had.
+	if r := j.Record("j-chief-0"); r.State != record.StateSucceeded {
+		t.Errorf("the chief's record %+v after its type was released: want Succeeded", r)
 	}
 }
 

@@ -32,14 +32,15 @@ var _ Client = (*rest.Client)(nil)
 
 // Feed follows the pods of one job; it implements supervise.ReplicaFeed.
 type Feed struct {
-	job     string
-	mu      sync.Mutex
-	pods    map[string]supervise.Observed // by pod name
-	changed chan struct{}
-	own     string          // the pod of this process's replica, if any
-	ownRec  *record.Replica // its record as this process last reported it
-	synced  bool            // the pods have been listed
-	gone    []supervise.Observed
+	job      string
+	mu       sync.Mutex
+	pods     map[string]supervise.Observed // by pod name
+	changed  chan struct{}
+	own      string          // the pod of this process's replica, if any
+	ownRec   *record.Replica // its record as this process last reported it
+	ownOnPod record.Replica  // its record as its pod last carried it
+	synced   bool            // the pods have been listed
+	gone     []supervise.Observed
 }
 
 var _ supervise.ReplicaFeed = (*Feed)(nil)
@@ -89,18 +90,24 @@ func (f *Feed) set(p *kube.Pod) {
 		return
 	}
 	rec, _ := record.ReplicaFromAnnotations(p.Annotations)
-	if p.Name == f.own && f.ownRec != nil {
-		rec = *f.ownRec // newer than the pod as the API last told it
+	unsaved := false
+	if p.Name == f.own {
+		f.ownOnPod = rec
+		if f.ownRec != nil {
+			// newer than the pod as the API last told it
+			rec, unsaved = *f.ownRec, !f.ownRec.HeldBy(rec)
+		}
 	}
 	rec = rec.OnPod(p.Status.Phase == "Running" && p.DeletionTimestamp == "")
-	f.pods[p.Name] = supervise.Observed{Ref: ref, Pod: p.UID, Replica: rec}
+	f.pods[p.Name] = supervise.Observed{Ref: ref, Pod: p.UID, Replica: rec, Unsaved: unsaved}
 }
 
 // Reporter returns a Reporter of the record of pod, which this process's
 // replica reports on: the feed takes each record at once, ahead of the
 // pod's watch (the keeper need not wait for its own replica's round trip
-// through the API server). Only that replica writes the record, so what
-// it last reported is never older than what the watch says.
+// through the API server), and marks it Unsaved until the pod carries it.
+// Only that replica writes the record, so what it last reported is never
+// older than what the watch says.
 func (f *Feed) Reporter(pod string) supervise.Reporter {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -120,7 +127,7 @@ func (r ownReporter) Report(rep supervise.Report) {
 	rec := rep.Replica
 	f.ownRec = &rec
 	if o, ok := f.pods[f.own]; ok {
-		o.Replica = rec
+		o.Replica, o.Unsaved = rec, !rec.HeldBy(f.ownOnPod)
 		f.pods[f.own] = o
 	}
 	synced := f.synced

@@ -29,7 +29,8 @@ func pod(name, uid string, rec *record.Replica, labels map[string]string) *kube.
 
 // TestFeed: nothing before the list (not even this process's own
 // reports), then the pods as replicas, this process's own record ahead of
-// the API's, pods of other jobs and without an ordinal left out.
+// the API's (unsaved until its pod carries it), pods of other jobs and
+// without an ordinal left out.
 func TestFeed(t *testing.T) {
 	w := fakeWatch{events: make(chan kube.PodEvent)}
 	f := Start(t.Context(), w, "ns", "j", t.Logf)
@@ -53,10 +54,17 @@ func TestFeed(t *testing.T) {
 	}
 	want := map[string]supervise.Observed{
 		"ps-0":     {Ref: supervise.Ref{Type: "ps"}, Pod: "u1", Replica: record.Replica{State: record.StateRunning}},
-		"worker-1": {Ref: supervise.Ref{Type: "worker", Index: 1}, Pod: "u2", Replica: record.Replica{State: record.StateRunning, Restarts: 2}},
+		"worker-1": {Ref: supervise.Ref{Type: "worker", Index: 1}, Pod: "u2", Replica: record.Replica{State: record.StateRunning, Restarts: 2}, Unsaved: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("replicas (-want +got):\n%s", diff)
+	}
+	w.events <- kube.PodEvent{Type: kube.Modified, Pod: pod("j-worker-1", "u2", &record.Replica{State: record.StateRunning, Restarts: 2}, nil)}
+	<-f.Changed()
+	for _, o := range f.Replicas() {
+		if o.Ref.Type == "worker" && o.Unsaved {
+			t.Errorf("worker-1 unsaved once its pod carries its record: %+v", o)
+		}
 	}
 	last := record.Replica{State: record.StateStopped, LogTail: "bye\n"}
 	w.events <- kube.PodEvent{Type: kube.Deleted, Pod: pod("j-ps-0", "u1", &last, ps)}
