@@ -72,7 +72,7 @@ func Decode(doc input.Document, opts Options) (Result, error) {
 			if kind != "" {
 				e.Kind, e.Name = kind, metaName(obj)
 			}
-			e.Errs = errs
+			e.Errs = shortened(errs)
 			return Result{}, e
 		}
 		return Result{Passthrough: true}, nil
@@ -80,7 +80,7 @@ func Decode(doc input.Document, opts Options) (Result, error) {
 	e.Kind, e.Name = kind, metaName(obj)
 	d, ok := lookup(apiVersion, kind)
 	if !ok {
-		e.Errs = field.ErrorList{unsupported(apiVersion, kind)}
+		e.Errs = shortened(field.ErrorList{unsupported(apiVersion, kind)})
 		return Result{}, e
 	}
 	c := &convert.Context{APIVersion: apiVersion, Kind: kind, File: doc.File, Index: doc.Index, JSON: data, Object: obj, Strict: opts.Strict}
@@ -97,10 +97,11 @@ func Decode(doc input.Document, opts Options) (Result, error) {
 	}
 	res := Result{Warnings: make([]string, len(c.Warnings))}
 	for i, w := range c.Warnings {
-		res.Warnings[i] = e.Prefix() + w
+		res.Warnings[i] = e.Prefix() + input.Shorten(w)
 	}
+	errs, pruned := withoutConsequences(c.Errs, c.Pruned)
+	e.Errs, e.pruned = shortened(errs), pruned
 	if j == nil {
-		e.Errs = c.Errs
 		if len(e.Errs) == 0 {
 			e.Errs = field.ErrorList{field.InternalError(field.NewPath("spec"), errors.New("the document could not be converted"))}
 		}
@@ -108,10 +109,9 @@ func Decode(doc input.Document, opts Options) (Result, error) {
 	}
 	job.SetDefaults(j)
 	res.Job = j
-	if len(c.Errs) > 0 {
+	if len(e.Errs) > 0 {
 		// The job comes back too, so that validation can add its own
 		// problems and the user sees every one at once.
-		e.Errs = c.Errs
 		return res, e
 	}
 	return res, nil

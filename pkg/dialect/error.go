@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -22,6 +23,10 @@ type Error struct {
 	Name string
 	// Errs lists the problems, with paths in the user's dialect.
 	Errs field.ErrorList
+
+	// pruned are the fields of Errs whose values were of the wrong type
+	// and left out of the job.
+	pruned map[string]bool
 }
 
 // Error prints one problem per line:
@@ -52,12 +57,12 @@ func (e *Error) Unwrap() []error {
 // Prefix is what starts each line of the error and each warning about the
 // document: "FILE: KIND NAME: ", or "FILE:LINE: KIND: " when the job has no name.
 func (e *Error) Prefix() string {
-	file := input.DisplayName(e.File)
+	file, kind := input.DisplayName(e.File), input.Excerpt(e.Kind)
 	switch {
 	case e.Name != "":
-		return fmt.Sprintf("%s: %s %s: ", file, e.Kind, e.Name)
+		return fmt.Sprintf("%s: %s %s: ", file, kind, input.Excerpt(e.Name))
 	case e.Line > 0 && e.Kind != "":
-		return fmt.Sprintf("%s:%d: %s: ", file, e.Line, e.Kind)
+		return fmt.Sprintf("%s:%d: %s: ", file, e.Line, kind)
 	case e.Line > 0:
 		return fmt.Sprintf("%s:%d: ", file, e.Line)
 	}
@@ -70,7 +75,7 @@ func JobError(j *job.Job, errs field.ErrorList) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return &Error{File: j.Source.File, Index: j.Source.Index, Kind: j.Source.Kind, Name: j.Name, Errs: errs}
+	return &Error{File: j.Source.File, Index: j.Source.Index, Kind: j.Source.Kind, Name: j.Name, Errs: shortened(errs)}
 }
 
 // JobWarnings returns warnings about job j, each prefixed as the lines of
@@ -82,7 +87,7 @@ func JobWarnings(j *job.Job, warnings []string) []string {
 	p := (&Error{File: j.Source.File, Index: j.Source.Index, Kind: j.Source.Kind, Name: j.Name}).Prefix()
 	out := make([]string, len(warnings))
 	for i, w := range warnings {
-		out[i] = p + w
+		out[i] = p + input.Shorten(w)
 	}
 	return out
 }
@@ -91,28 +96,59 @@ func JobWarnings(j *job.Job, warnings []string) []string {
 // its conversion error err (an *Error). A problem about a field related to
 // one already reported (the same replica, a parent or a child) is left out:
 // it is most likely a consequence of the first, such as a replica type that
-// was dropped or a misspelt template.
+// was dropped or a misspelt template. A value of the wrong type was only
+// left out of the job, so beside it only its parents and children are
+// related, and what refers to something of the same replica (a volume
+// mount to a volume whose name was a number): the other problems of its
+// replica are problems of their own.
 func MergeErrors(err error, errs field.ErrorList) error {
 	e, ok := err.(*Error)
 	if !ok {
 		return err
 	}
 	reported := e.Errs
-	for _, fe := range errs {
-		if !relatedToAny(fe.Field, reported) {
+	for _, fe := range shortened(errs) {
+		if !e.relatedToAny(fe, reported) {
 			e.Errs = append(e.Errs, fe)
 		}
 	}
 	return e
 }
 
-func relatedToAny(path string, errs field.ErrorList) bool {
-	for _, fe := range errs {
-		if within(path, fe.Field) || within(fe.Field, path) || sameRoot(path, fe.Field) {
+func (e *Error) relatedToAny(fe *field.Error, errs field.ErrorList) bool {
+	path := fe.Field
+	for _, r := range errs {
+		if within(path, r.Field) || within(r.Field, path) {
+			return true
+		}
+		if sameRoot(path, r.Field) && (!e.pruned[r.Field] || fe.Type == field.ErrorTypeNotFound) {
 			return true
 		}
 	}
 	return false
+}
+
+// withoutConsequences returns errs without the problems that follow from
+// a value of pruned being left out of the job (a field it was found
+// missing, or a parent of it), and the fields of pruned.
+func withoutConsequences(errs, pruned field.ErrorList) (field.ErrorList, map[string]bool) {
+	if len(pruned) == 0 {
+		return errs, nil
+	}
+	own := map[*field.Error]bool{}
+	fields := map[string]bool{}
+	for _, fe := range pruned {
+		own[fe], fields[fe.Field] = true, true
+	}
+	var out field.ErrorList
+	for _, fe := range errs {
+		if own[fe] || !slices.ContainsFunc(pruned, func(p *field.Error) bool {
+			return within(fe.Field, p.Field) || within(p.Field, fe.Field)
+		}) {
+			out = append(out, fe)
+		}
+	}
+	return out, fields
 }
 
 // within reports whether path is base or a field below it.

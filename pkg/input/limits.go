@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	yaml3 "go.yaml.in/yaml/v3"
 )
@@ -21,6 +22,17 @@ const (
 	// measured as JSON. The API server takes no object of even a third
 	// of it.
 	MaxDocumentBytes = 8 << 20
+	// MaxDepth is the deepest the lists and objects of one document may
+	// nest, its aliases expanded: the depth to which the YAML and JSON
+	// parsers read flow collections. Each level is a recursion in every
+	// later stage, so a deeper document would cost stack and time far out
+	// of proportion to its size.
+	MaxDepth = 10000
+	// MaxQuote is the most of one input value that a message quotes
+	// (see Quote); MaxMessage the most of an input value, a path through
+	// the document, or a problem quoting them, that a message holds.
+	MaxQuote   = 100
+	MaxMessage = 500
 )
 
 // LimitError is input over one of the limits above.
@@ -96,9 +108,10 @@ func documentTooLarge(file string, line int, what string) error {
 }
 
 // checkExpanded refuses a document that is, or expands to, more than
-// MaxDocumentBytes. Aliases are measured on the parsed nodes, where an alias
-// is a pointer to its anchor, so a few kilobytes that expand to gigabytes
-// (the YAML "billion laughs") cost no more than their own size here.
+// MaxDocumentBytes, or whose aliases nest it more than MaxDepth deep.
+// Aliases are measured on the parsed nodes, where an alias is a pointer to
+// its anchor, so a few kilobytes that expand to gigabytes (the YAML
+// "billion laughs") cost no more than their own size here.
 func (d Document) checkExpanded() error {
 	if len(d.Raw) > MaxDocumentBytes {
 		return documentTooLarge(d.File, d.Line, "holds")
@@ -111,45 +124,124 @@ func (d Document) checkExpanded() error {
 	if err := yaml3.Unmarshal(d.Raw, &n); err != nil {
 		return nil // the converter reports the syntax error
 	}
-	m := measure{seen: map[*yaml3.Node]int64{}}
-	if m.size(&n) > MaxDocumentBytes {
+	m := measure{seen: map[*yaml3.Node]extent{}, open: map[*yaml3.Node]bool{}}
+	e := m.extent(&n)
+	switch {
+	case m.cycle:
+		return nil // the converter reports the anchor that contains itself
+	case m.deep != nil:
+		return tooDeep(d.File, d.Line+m.deep.Line-1, m.deepPath)
+	case e.size > MaxDocumentBytes:
 		return documentTooLarge(d.File, d.Line, "expands to")
 	}
 	return nil
 }
 
-// measure estimates the JSON size of YAML nodes with their aliases
-// expanded, stopping at just over MaxDocumentBytes.
+// measure estimates the JSON size and the depth of YAML nodes with their
+// aliases expanded, stopping at just over MaxDocumentBytes, at the first
+// node nested more than MaxDepth deep, or at an anchor that contains
+// itself.
 type measure struct {
-	seen map[*yaml3.Node]int64 // sizes of anchored nodes
+	seen map[*yaml3.Node]extent // of anchored nodes
+	open map[*yaml3.Node]bool   // anchored nodes being measured
+	// path holds the collections around the node being measured, each
+	// with the index of its content being measured.
+	path []step
+	// deep is the first node found nested more than MaxDepth deep once
+	// expanded, at deepPath; cycle is set at an alias of its own anchor.
+	deep     *yaml3.Node
+	deepPath string
+	cycle    bool
 }
 
-func (m *measure) size(n *yaml3.Node) int64 {
-	if n == nil {
-		return 0
+type extent struct {
+	size  int64
+	depth int
+}
+
+type step struct {
+	n *yaml3.Node
+	i int
+}
+
+func (m *measure) extent(n *yaml3.Node) extent {
+	if n == nil || m.deep != nil || m.cycle {
+		return extent{}
 	}
-	if s, ok := m.seen[n]; ok {
-		return s
+	if e, ok := m.seen[n]; ok {
+		return e
 	}
-	var s int64
+	if m.open[n] {
+		m.cycle = true
+		return extent{}
+	}
+	if n.Anchor != "" {
+		m.open[n] = true
+		defer delete(m.open, n)
+	}
+	var e extent
 	switch n.Kind {
 	case yaml3.AliasNode:
-		s = m.size(n.Alias)
+		e = m.extent(n.Alias)
 	case yaml3.ScalarNode:
-		s = int64(len(n.Value)) + 2
+		e.size = int64(len(n.Value)) + 2
 	default: // documents, mappings, sequences
-		s = 2
-		for _, c := range n.Content {
-			if s += m.size(c) + 1; s > MaxDocumentBytes {
+		e.size = 2
+		for i, c := range n.Content {
+			m.path = append(m.path, step{n, i})
+			ce := m.extent(c)
+			m.path = m.path[:len(m.path)-1]
+			if n.Kind == yaml3.MappingNode && i%2 == 1 && n.Content[i-1].ShortTag() == "!!merge" {
+				// A merge key puts the members of the maps it names
+				// into this one, a level up.
+				ce.depth = max(0, ce.depth-mergeLevels(c))
+			}
+			e.depth = max(e.depth, ce.depth)
+			if e.size += ce.size + 1; e.size > MaxDocumentBytes || m.deep != nil || m.cycle {
 				break
 			}
 		}
+		if n.Kind != yaml3.DocumentNode {
+			e.depth++
+		}
 	}
-	s = min(s, MaxDocumentBytes+1)
+	e.size = min(e.size, MaxDocumentBytes+1)
+	if e.depth > MaxDepth && m.deep == nil {
+		m.deep, m.deepPath = n, m.pathString()
+	}
 	if n.Anchor != "" {
-		m.seen[n] = s
+		m.seen[n] = e
 	}
-	return s
+	return e
+}
+
+// mergeLevels returns how many levels of the value of a merge key ("<<")
+// its map does not take: one for a map, two for a list of maps.
+func mergeLevels(v *yaml3.Node) int {
+	for v.Kind == yaml3.AliasNode && v.Alias != nil {
+		v = v.Alias
+	}
+	if v.Kind == yaml3.SequenceNode {
+		return 2
+	}
+	return 1
+}
+
+// pathString returns m.path as a field path: spec.containers[0].args.
+func (m *measure) pathString() string {
+	var b strings.Builder
+	for _, s := range m.path {
+		if b.Len() > maxPath {
+			break
+		}
+		switch s.n.Kind {
+		case yaml3.SequenceNode:
+			fmt.Fprintf(&b, "[%d]", s.i)
+		case yaml3.MappingNode:
+			writeKey(&b, s.n.Content[s.i&^1].Value)
+		}
+	}
+	return cut(b.String(), maxPath)
 }
 
 // ReadConfig reads a configuration file given by a flag (YAML or JSON),

@@ -63,7 +63,7 @@ func decodeItem(raw json.RawMessage) (map[string]any, error) {
 	dec.UseNumber()
 	var obj map[string]any
 	if err := dec.Decode(&obj); err != nil || obj == nil {
-		return nil, fmt.Errorf("an item must be an object with apiVersion and kind, not %s", bytes.TrimSpace(raw))
+		return nil, fmt.Errorf("an item must be an object with apiVersion and kind, not %s", Excerpt(string(bytes.TrimSpace(raw))))
 	}
 	return obj, nil
 }

@@ -96,15 +96,32 @@ func (d Document) parse() (*parsed, error) {
 	if err := d.checkExpanded(); err != nil {
 		return nil, err
 	}
+	// encoding/json refuses JSON nested more than MaxDepth deep.
 	if t := bytes.TrimSpace(d.Raw); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
 		return &parsed{json: t}, nil
 	}
+	p, err := d.parseYAML()
+	if err != nil {
+		return nil, err
+	}
+	if path, deep := jsonTooDeep(p.json); deep {
+		return nil, tooDeep(d.File, d.Line, path)
+	}
+	return p, nil
+}
+
+// parseYAML converts the document as YAML.
+func (d Document) parseYAML() (*parsed, error) {
 	// Plain YAML (block mappings and sequences of words, numbers and
 	// one-line JSON) is read without the full parser; ParsePlain refuses
-	// duplicate keys and anything else, left to sigs.k8s.io/yaml.
-	if m, ok := manifest.ParsePlain(d.Raw); ok {
-		if j, ok := manifest.AppendJSON(nil, m); ok && len(j) <= MaxDocumentBytes {
-			return &parsed{json: j, plain: m}, nil
+	// duplicate keys and anything else, left to sigs.k8s.io/yaml. It reads
+	// JSON without a limit on depth: a line that could nest too deep is
+	// left to the full parser, which refuses it.
+	if !deepLine(d.Raw) {
+		if m, ok := manifest.ParsePlain(d.Raw); ok {
+			if j, ok := manifest.AppendJSON(nil, m); ok && len(j) <= MaxDocumentBytes {
+				return &parsed{json: j, plain: m}, nil
+			}
 		}
 	}
 	j, strictErr := yaml.YAMLToJSONStrict(d.Raw)
@@ -112,7 +129,11 @@ func (d Document) parse() (*parsed, error) {
 	if strictErr != nil {
 		var err error
 		if j, err = yaml.YAMLToJSON(d.Raw); err != nil {
-			return nil, d.yamlError(err)
+			se := d.yamlError(err)
+			if isDepthError(se.Msg) {
+				return nil, tooDeep(d.File, se.Line, flowPath(d.Raw, se.Line-max(d.Line, 1)+1))
+			}
+			return nil, se
 		}
 		dups = d.yamlError(strictErr)
 	}
@@ -161,7 +182,7 @@ func (d Document) yamlError(err error) *SyntaxError {
 	if rest, ok := strings.CutPrefix(msg, "line "+strconv.Itoa(line)+":"); ok {
 		msg = strings.TrimSpace(rest)
 	}
-	return &SyntaxError{File: d.File, Line: line, Msg: msg, Format: "YAML"}
+	return &SyntaxError{File: d.File, Line: line, Msg: Shorten(msg), Format: "YAML"}
 }
 
 func jsonError(file string, data []byte, err error) error {
@@ -171,6 +192,9 @@ func jsonError(file string, data []byte, err error) error {
 		line = lineAt(data, int(se.Offset))
 	} else if errors.Is(err, io.ErrUnexpectedEOF) {
 		line = lineAt(data, len(data))
+	}
+	if isDepthError(err.Error()) {
+		return tooDeep(file, line, "")
 	}
 	return &SyntaxError{File: file, Line: line, Msg: err.Error(), Format: "JSON"}
 }

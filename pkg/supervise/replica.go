@@ -208,7 +208,7 @@ func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 		r.rec.LogTail = record.Tail(ex.Tail)
 	}
 	rep := Report{Replica: r.rec, Exit: &ex, Events: events}
-	if stopped == ReasonJobEnded {
+	if stopped == ReasonJobEnded && !r.cfg.IsKeeper() { // the keeper's own type waits for its record
 		rep.Defer, rep.Spread = r.cfg.Job.spread(), r.cfg.Job.spread()
 	}
 	r.rep.Report(rep)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/tfgen/tfgen/pkg/input"
 	"github.com/tfgen/tfgen/pkg/job"
 )
 
@@ -90,7 +91,7 @@ func schedulingNames(j *job.Job) field.ErrorList {
 			errs = append(errs, field.Required(p.Child("queue"), "gang scheduling with kueue needs the name of a LocalQueue"))
 		case labelled && label != sp.Queue:
 			errs = append(errs, field.Invalid(field.NewPath("metadata", "labels").Key(job.LabelKueueQueue), label,
-				fmt.Sprintf("the job names two Kueue queues: this label and %s (%q); keep one", p.Child("queue"), sp.Queue)))
+				fmt.Sprintf("the job names two Kueue queues: this label and %s (%s); keep one", p.Child("queue"), input.Quote(sp.Queue))))
 		default:
 			for _, m := range validation.IsValidLabelValue(sp.Queue) {
 				errs = append(errs, field.Invalid(p.Child("queue"), sp.Queue, "Kueue's queue-name label holds it: "+m))

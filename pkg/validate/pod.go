@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/tfgen/tfgen/pkg/input"
 	"github.com/tfgen/tfgen/pkg/job"
 )
 
@@ -40,7 +41,8 @@ func pod(j *job.Job, t job.ReplicaType, s *job.ReplicaSpec) field.ErrorList {
 	p := j.ReplicaFieldPath(t, "template").Child("spec")
 	spec := &s.Template.Spec
 	vols, errs := volumes(spec.Volumes, p.Child("volumes"))
-	c := containerContext{vols: vols, spec: spec, grace: grace(spec), training: job.TrainingContainer(spec, j.Framework())}
+	c := containerContext{vols: vols, spec: spec, grace: grace(spec), training: job.TrainingContainer(spec, j.Framework()),
+		replicaPort: replicaPort(j, t, s, p)}
 	names := map[string]bool{}
 	for _, n := range ownContainers {
 		names[n] = true
@@ -53,6 +55,33 @@ func pod(j *job.Job, t job.ReplicaType, s *job.ReplicaSpec) field.ErrorList {
 	}
 	errs = append(errs, hostPorts(spec, p)...)
 	return append(errs, podFields(spec, p)...)
+}
+
+// replicaPort returns the container port of replica spec s (of type t,
+// its pod's spec at p) that the replica's port was taken from, as
+// Kubeflow takes it from the training container's tfjob-port; nil when
+// the port was not taken from the pod. replica checks it as the port, so
+// that a bad one is reported once, as itself.
+func replicaPort(j *job.Job, t job.ReplicaType, s *job.ReplicaSpec, p *field.Path) *corev1.ContainerPort {
+	if s.Port == nil {
+		return nil
+	}
+	at := ""
+	for i := range s.Template.Spec.Containers {
+		c := &s.Template.Spec.Containers[i]
+		for k := range c.Ports {
+			if c.Ports[k].Name != j.Framework().PortName() {
+				continue
+			}
+			if at == "" {
+				at = j.ReplicaFieldPath(t, "port").String()
+			}
+			if p.Child("containers").Index(i).Child("ports").Index(k).Child("containerPort").String() == at {
+				return &c.Ports[k]
+			}
+		}
+	}
+	return nil
 }
 
 // grace is the pod's terminationGracePeriodSeconds as the API server
@@ -131,7 +160,7 @@ func podFields(spec *corev1.PodSpec, p *field.Path) field.ErrorList {
 		subdomain("runtimeClassName", *spec.RuntimeClassName)
 	}
 	if sa, dep := spec.ServiceAccountName, spec.DeprecatedServiceAccount; sa != "" && dep != "" && sa != dep { //nolint:staticcheck
-		errs = append(errs, field.Invalid(p.Child("serviceAccount"), dep, fmt.Sprintf("must be the same as serviceAccountName: %q", sa)))
+		errs = append(errs, field.Invalid(p.Child("serviceAccount"), dep, "must be the same as serviceAccountName: "+input.Quote(sa)))
 	}
 	if spec.ActiveDeadlineSeconds != nil {
 		errs = append(errs, field.Forbidden(p.Child("activeDeadlineSeconds"),

@@ -20,6 +20,10 @@ type containerContext struct {
 	// training is the training container, where tfgen mounts its own
 	// volumes.
 	training *corev1.Container
+	// replicaPort is the container port that the replica took its port
+	// from (the training container's tfjob-port), whose containerPort is
+	// checked as the replica's port; nil when there is none.
+	replicaPort *corev1.ContainerPort
 }
 
 // check checks container c at path p, an init container when init;
@@ -43,7 +47,7 @@ func (cc containerContext) check(c *corev1.Container, p *field.Path, names map[s
 	if c.Image != strings.TrimSpace(c.Image) {
 		errs = append(errs, field.Invalid(p.Child("image"), c.Image, "must not have leading or trailing whitespace"))
 	}
-	errs = append(errs, ports(c.Ports, p.Child("ports"))...)
+	errs = append(errs, ports(c.Ports, p.Child("ports"), cc.replicaPort)...)
 	errs = append(errs, envVars(c.Env, p.Child("env"))...)
 	errs = append(errs, envFrom(c.EnvFrom, p.Child("envFrom"))...)
 	errs = append(errs, resources(c.Resources, p.Child("resources"))...)
@@ -102,10 +106,13 @@ func oneOf[T ~string](p *field.Path, v T, values ...T) field.ErrorList {
 	return field.ErrorList{field.NotSupported(p, v, values)}
 }
 
-func ports(ps []corev1.ContainerPort, p *field.Path) field.ErrorList {
+// ports checks a container's ports at p, but for the containerPort of
+// replicaPort, checked as the replica's port.
+func ports(ps []corev1.ContainerPort, p *field.Path, replicaPort *corev1.ContainerPort) field.ErrorList {
 	var errs field.ErrorList
 	names := map[string]bool{}
-	for i, port := range ps {
+	for i := range ps {
+		port := &ps[i]
 		pp := p.Index(i)
 		if port.Name != "" {
 			if msgs := validation.IsValidPortName(port.Name); len(msgs) > 0 {
@@ -117,14 +124,16 @@ func ports(ps []corev1.ContainerPort, p *field.Path) field.ErrorList {
 			}
 			names[port.Name] = true
 		}
-		if port.ContainerPort == 0 {
+		checkContainerPort := port != replicaPort
+		if port.ContainerPort == 0 && checkContainerPort {
 			errs = append(errs, field.Required(pp.Child("containerPort"), ""))
 		}
 		for _, n := range []struct {
-			name string
-			v    int32
-		}{{"containerPort", port.ContainerPort}, {"hostPort", port.HostPort}} {
-			if n.v != 0 {
+			name  string
+			v     int32
+			check bool
+		}{{"containerPort", port.ContainerPort, checkContainerPort}, {"hostPort", port.HostPort, true}} {
+			if n.v != 0 && n.check {
 				for _, msg := range validation.IsValidPortNum(int(n.v)) {
 					errs = append(errs, field.Invalid(pp.Child(n.name), n.v, msg))
 				}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/tfgen/tfgen/pkg/dialect/internal/convert"
+	"github.com/tfgen/tfgen/pkg/input"
 	"github.com/tfgen/tfgen/pkg/job"
 )
 
@@ -79,7 +80,7 @@ func parseFileset(s string) (fileset, string) {
 	}
 	claim, dir, _ := strings.Cut(rest, "/")
 	if msgs := validation.IsDNS1123Subdomain(claim); len(msgs) > 0 {
-		return fileset{}, "claim name " + fmt.Sprintf("%q", claim) + ": " + strings.Join(msgs, "; ")
+		return fileset{}, "claim name " + input.Quote(claim) + ": " + strings.Join(msgs, "; ")
 	}
 	dir = strings.TrimPrefix(path.Clean("/"+dir), "/")
 	if dir == "" || dir == "." {

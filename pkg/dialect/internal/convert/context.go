@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 
@@ -9,6 +10,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/tfgen/tfgen/pkg/dialect/internal/schema"
+	"github.com/tfgen/tfgen/pkg/input"
 	"github.com/tfgen/tfgen/pkg/job"
 )
 
@@ -41,12 +43,17 @@ type Context struct {
 	// Errs and Warnings collect what decoding found.
 	Errs     field.ErrorList
 	Warnings []string
+	// Pruned are the values of Errs of the wrong type, which Decode left
+	// out of the job.
+	Pruned field.ErrorList
 }
 
 // Decode checks the document against obj's type, reporting every unknown
 // field (an error when Strict, else a warning) and every value of the wrong
 // type, then decodes it into obj, matching field names case-sensitively as
-// the API server does. It reports whether obj was decoded.
+// the API server does. It reports whether obj was decoded. Values of the
+// wrong type are left out (see Pruned), so that the job converts and
+// validation can report the problems of the rest of it.
 func (c *Context) Decode(obj any) bool {
 	r := schema.Check(reflect.TypeOf(obj), c.Object, nil, limits)
 	for _, u := range r.Unknown {
@@ -61,10 +68,18 @@ func (c *Context) Decode(obj any) bool {
 		}
 	}
 	c.Errs = append(c.Errs, r.Errs...)
+	data := c.JSON
 	if len(r.Errs) > 0 {
-		return false
+		c.Pruned = append(c.Pruned, r.Errs...)
+		restore := r.Prune()
+		var err error
+		data, err = json.Marshal(c.Object)
+		restore()
+		if err != nil {
+			return false
+		}
 	}
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(c.JSON, obj); err != nil {
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, obj); err != nil {
 		c.Errs = append(c.Errs, field.Invalid(field.NewPath("spec"), "", err.Error()))
 		return false
 	}
@@ -122,7 +137,7 @@ func OneOf[T comparable](c *Context, spellings ...Spelling[T]) (*T, *field.Path)
 			continue
 		}
 		if *s.Value != *got {
-			c.Error(field.Invalid(s.Path, *s.Value, fmt.Sprintf("disagrees with %s (%v); set only one", at, *got)))
+			c.Error(field.Invalid(s.Path, *s.Value, fmt.Sprintf("disagrees with %s (%s); set only one", at, input.Excerpt(fmt.Sprint(*got)))))
 		}
 	}
 	return got, at

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/tfgen/tfgen/pkg/input"
 )
 
 // Unknown is a field the target type does not have.
@@ -24,7 +26,7 @@ type Unknown struct {
 // String prints the field as the API server's field validation does:
 // unknown field "spec.x" (did you mean "y"?).
 func (u Unknown) String() string {
-	s := fmt.Sprintf("unknown field %q", u.Path.String())
+	s := "unknown field " + input.Quote(u.Path.String())
 	if u.Suggestion != "" {
 		s += fmt.Sprintf(" (did you mean %q?)", u.Suggestion)
 	}
@@ -41,6 +43,52 @@ type Report struct {
 	limits Limits
 	// limit applies to the integer being checked.
 	limit *Limit
+	// at is where the value being checked stands in its parent; bad where
+	// each value of Errs stands.
+	at  slot
+	bad []slot
+}
+
+// slot is where a value stands: member k of object m, or item i of list l.
+type slot struct {
+	m map[string]any
+	k string
+	l []any
+	i int
+}
+
+// Prune takes every value that Errs reports out of the document Check
+// walked, so that the rest decodes: an object's member is deleted, a
+// list's item becomes null (an empty item: the items after it keep their
+// indexes). It returns the function that puts them back.
+func (r *Report) Prune() (restore func()) {
+	old := make([]any, len(r.bad))
+	for i, s := range r.bad {
+		switch {
+		case s.m != nil:
+			old[i] = s.m[s.k]
+			delete(s.m, s.k)
+		case s.l != nil:
+			old[i], s.l[s.i] = s.l[s.i], nil
+		}
+	}
+	return func() {
+		for i, s := range r.bad {
+			switch {
+			case s.m != nil:
+				s.m[s.k] = old[i]
+			case s.l != nil:
+				s.l[s.i] = old[i]
+			}
+		}
+	}
+}
+
+// invalid reports that the value being checked, at path, is of the wrong
+// type or out of its type's range.
+func (r *Report) invalid(path *field.Path, v any, detail string) {
+	r.Errs = append(r.Errs, field.Invalid(path, v, detail))
+	r.bad = append(r.bad, r.at)
 }
 
 // Limit is what to say of an integer field whose value its Go type cannot
@@ -99,6 +147,7 @@ func (r *Report) check(t reflect.Type, v any, path *field.Path) {
 			return
 		}
 		for _, k := range sortedKeys(m) {
+			r.at = slot{m: m, k: k}
 			r.check(t.Elem(), m[k], path.Key(k))
 		}
 	case reflect.Slice, reflect.Array:
@@ -120,6 +169,7 @@ func (r *Report) check(t reflect.Type, v any, path *field.Path) {
 				r.Errs = append(r.Errs, field.Invalid(path.Index(i), nil, "a list item must not be null"))
 				continue
 			}
+			r.at = slot{l: l, i: i}
 			r.check(t.Elem(), e, path.Index(i))
 		}
 	case reflect.String:
@@ -155,6 +205,7 @@ func (r *Report) object(t reflect.Type, m map[string]any, path *field.Path) {
 				r.limit = &l
 			}
 		}
+		r.at = slot{m: m, k: k}
 		r.check(f, m[k], path.Child(k))
 		r.limit = nil
 	}
@@ -165,11 +216,15 @@ func (r *Report) object(t reflect.Type, m map[string]any, path *field.Path) {
 func (r *Report) custom(t reflect.Type, v any, path *field.Path) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		r.Errs = append(r.Errs, field.Invalid(path, v, err.Error()))
+		r.invalid(path, v, err.Error())
 		return
 	}
 	if err := json.Unmarshal(b, reflect.New(t).Interface()); err != nil {
-		r.Errs = append(r.Errs, field.Invalid(path, v, err.Error()))
+		msg := err.Error()
+		if s, ok := v.(string); ok && len(s) > input.MaxQuote {
+			msg = strings.ReplaceAll(msg, s, input.Excerpt(s)) // "parsing time "VALUE" as ..."
+		}
+		r.invalid(path, v, msg)
 	}
 }
 
@@ -199,7 +254,7 @@ func (r *Report) integer(t reflect.Type, v any, path *field.Path, unsigned bool)
 		}
 	}
 	if msg != "" {
-		r.Errs = append(r.Errs, field.Invalid(path, v, msg))
+		r.invalid(path, v, msg)
 	}
 }
 
@@ -253,7 +308,7 @@ func number(v any) (float64, bool) {
 }
 
 func (r *Report) mismatch(path *field.Path, v any, want string) {
-	r.Errs = append(r.Errs, field.Invalid(path, v, "must be "+want))
+	r.invalid(path, v, "must be "+want)
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -1,24 +1,30 @@
 package schema
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Suggest returns the name among known that key most likely misspells, or
 // "" when none is close: the same name in another case or with "_" or "-"
 // (replica_specs, tf_port), else the nearest by edit distance (adjacent
 // swaps count once) when it is within a quarter of the key's length.
 func Suggest(key string, known []string) string {
-	nk := normalize(key)
+	nk, lk, n := normalize(key), strings.ToLower(key), utf8.RuneCountInString(key)
+	limit := max(1, min(3, len(key)/4))
 	best, bestD := "", -1
 	for _, k := range known {
 		if normalize(k) == nk {
 			return k
 		}
-		d := distance(strings.ToLower(key), strings.ToLower(k))
+		if abs(n-utf8.RuneCountInString(k)) > limit {
+			continue // the distance is at least the difference in length
+		}
+		d := distance(lk, strings.ToLower(k))
 		if bestD < 0 || d < bestD {
 			best, bestD = k, d
 		}
 	}
-	limit := max(1, min(3, len(key)/4))
 	if bestD < 0 || bestD > limit || bestD >= len(key) {
 		return ""
 	}
@@ -54,4 +60,11 @@ func distance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
