@@ -50,6 +50,7 @@ func NewRootCmd(s Streams) *cobra.Command {
 		newResumeCmd(s),
 		newScaleCmd(s),
 		newDeleteCmd(s),
+		newMetricsCmd(s),
 	)
 	return cmd
 }

@@ -163,6 +163,9 @@ func (c *Client) List(ctx context.Context, ns string) ([]*Job, error) {
 	return jobs, nil
 }
 
+// FromRecord reads job cm, a record ConfigMap.
+func FromRecord(cm *corev1.ConfigMap) (*Job, error) { return parseJob(cm) }
+
 // parseJob reads a record ConfigMap.
 func parseJob(cm *corev1.ConfigMap) (*Job, error) {
 	j := &Job{Namespace: cm.Namespace, Name: cm.Name, Created: cm.CreationTimestamp.Time, Spec: &job.Job{},

@@ -3,6 +3,7 @@ package record
 import (
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -46,7 +47,12 @@ const (
 	AnnotationMessage      = "tfgen.io/message"
 	AnnotationGeneration   = "tfgen.io/restart-generation"
 	AnnotationLogTail      = "tfgen.io/log-tail"
+	AnnotationLastExitTime = "tfgen.io/last-exit-time"
 )
+
+// exitTimeLayout is the last exit's time on a pod: milliseconds, where
+// Kubernetes keeps seconds (a stop takes well under one).
+const exitTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // MaxMessage is the most bytes of a replica's message kept on its pod.
 const MaxMessage = 1024
@@ -98,6 +104,9 @@ type Replica struct {
 	// last exit that was not a success: kept on the pod, where the keeper
 	// gathers it for `tfgen logs` once the pod is gone.
 	LogTail string
+	// LastExitTime is when the training process last exited (sidecar
+	// mode: when the kubelet says it finished).
+	LastExitTime time.Time
 }
 
 // OnPod returns r, the record a pod carries, as its replica is: a replica's
@@ -137,6 +146,9 @@ func (r Replica) Annotations() map[string]string {
 	if r.LogTail != "" {
 		a[AnnotationLogTail] = Tail(r.LogTail)
 	}
+	if !r.LastExitTime.IsZero() {
+		a[AnnotationLastExitTime] = r.LastExitTime.UTC().Format(exitTimeLayout)
+	}
 	return a
 }
 
@@ -169,6 +181,9 @@ func ReplicaFromAnnotations(a map[string]string) (r Replica, ok bool) {
 	}
 	if n, err := strconv.ParseInt(a[AnnotationGeneration], 10, 32); err == nil && n >= 0 {
 		r.Generation = int32(n)
+	}
+	if t, err := time.Parse(exitTimeLayout, a[AnnotationLastExitTime]); err == nil {
+		r.LastExitTime = t
 	}
 	if n, err := strconv.ParseInt(a[AnnotationLastExitCode], 10, 32); err == nil {
 		code := int32(n)

@@ -40,6 +40,8 @@ type Exit struct {
 	// wrap mode's capture, or in sidecar mode the kubelet's termination
 	// message (FallbackToLogsOnError takes it from the logs).
 	Tail string
+	// At is when the process exited; zero: when its supervisor learnt it.
+	At time.Time
 }
 
 // StartError is a command that could not be started; Code is 127 (not

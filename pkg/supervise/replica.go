@@ -158,6 +158,9 @@ func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 	self, pol := r.cfg.Self, &r.cfg.Policy
 	code := int32(ex.Code)
 	r.rec.LastExitCode, r.rec.Reason, r.rec.Message = &code, ex.Reason, ""
+	if r.rec.LastExitTime = ex.At; ex.At.IsZero() {
+		r.rec.LastExitTime = r.clock.Now()
+	}
 	exitNote := fmt.Sprintf("replica %s exited with code %d (%s)", self, ex.Code, ex.Reason)
 	var events []Event
 	fail := func(reason, note string) {

@@ -181,5 +181,6 @@ func exitOf(t *kube.ContainerStateTerminated) *supervise.Exit {
 	if t.ExitCode != 0 {
 		ex.Tail = t.Message
 	}
+	ex.At, _ = time.Parse(time.RFC3339, t.FinishedAt)
 	return ex
 }
