@@ -66,4 +66,3 @@ func (g *gauges) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, pending[grp], grp.ns, grp.framework)
 	}
 }
-

@@ -52,12 +52,12 @@ type jobState struct {
 	// live: the reader saw it created, so follows its launch.
 	live bool
 	// counted: what of it the counters already hold.
-	restarts          int32
-	ended             bool
-	firstRun, allRun  bool // launch delays observed
-	stopped           bool // stop delay observed
-	pods              map[string]*podState
-	exits             map[string]exitSeen // the last exit per replica type
+	restarts         int32
+	ended            bool
+	firstRun, allRun bool // launch delays observed
+	stopped          bool // stop delay observed
+	pods             map[string]*podState
+	exits            map[string]exitSeen // the last exit per replica type
 }
 
 // podState is one pod of a job.

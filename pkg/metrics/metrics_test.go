@@ -40,8 +40,14 @@ func status(mutate ...func(*record.Status)) *record.Status {
 	return s
 }
 
-func succeeded(s *record.Status) { s.Start(t0); s.Finish(true, "JobSucceeded", "done", t0.Add(time.Minute)) }
-func failed(s *record.Status)    { s.Start(t0); s.Finish(false, "ReplicaFailed", "failed", t0.Add(time.Minute)) }
+func succeeded(s *record.Status) {
+	s.Start(t0)
+	s.Finish(true, "JobSucceeded", "done", t0.Add(time.Minute))
+}
+func failed(s *record.Status) {
+	s.Start(t0)
+	s.Finish(false, "ReplicaFailed", "failed", t0.Add(time.Minute))
+}
 func restarts(n int32) func(*record.Status) {
 	return func(s *record.Status) { s.Start(t0); s.Restarts = n }
 }
