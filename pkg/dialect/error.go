@@ -130,7 +130,8 @@ func (e *Error) relatedToAny(fe *field.Error, errs field.ErrorList) bool {
 
 // withoutConsequences returns errs without the problems that follow from
 // a value of pruned being left out of the job (a field it was found
-// missing, or a parent of it), and the fields of pruned.
+// missing, or a parent of it; never an internal error), and the fields of
+// pruned.
 func withoutConsequences(errs, pruned field.ErrorList) (field.ErrorList, map[string]bool) {
 	if len(pruned) == 0 {
 		return errs, nil
@@ -142,7 +143,7 @@ func withoutConsequences(errs, pruned field.ErrorList) (field.ErrorList, map[str
 	}
 	var out field.ErrorList
 	for _, fe := range errs {
-		if own[fe] || !slices.ContainsFunc(pruned, func(p *field.Error) bool {
+		if own[fe] || fe.Type == field.ErrorTypeInternal || !slices.ContainsFunc(pruned, func(p *field.Error) bool {
 			return within(fe.Field, p.Field) || within(p.Field, fe.Field)
 		}) {
 			out = append(out, fe)

@@ -28,9 +28,10 @@ const (
 	// later stage, so a deeper document would cost stack and time far out
 	// of proportion to its size.
 	MaxDepth = 10000
-	// MaxQuote is the most of one input value that a message quotes
-	// (see Quote); MaxMessage the most of an input value, a path through
-	// the document, or a problem quoting them, that a message holds.
+	// MaxQuote is the most of one input value that a message quotes (see
+	// Quote and Excerpt); MaxMessage the most of a field path or of a
+	// problem's detail, either of which may hold input values (see
+	// Shorten).
 	MaxQuote   = 100
 	MaxMessage = 500
 )
@@ -145,10 +146,13 @@ type measure struct {
 	seen map[*yaml3.Node]extent // of anchored nodes
 	open map[*yaml3.Node]bool   // anchored nodes being measured
 	// path holds the collections around the node being measured, each
-	// with the index of its content being measured.
-	path []step
-	// deep is the first node found nested more than MaxDepth deep once
-	// expanded, at deepPath; cycle is set at an alias of its own anchor.
+	// with the index of its content being measured, level the number of
+	// lists and maps among them.
+	path  []step
+	level int
+	// deep is the first node found that lies, or holds a value that lies,
+	// more than MaxDepth deep once expanded, at deepPath; cycle is set at
+	// an alias of its own anchor.
 	deep     *yaml3.Node
 	deepPath string
 	cycle    bool
@@ -187,26 +191,35 @@ func (m *measure) extent(n *yaml3.Node) extent {
 		e.size = int64(len(n.Value)) + 2
 	default: // documents, mappings, sequences
 		e.size = 2
+		collection := n.Kind != yaml3.DocumentNode
+		if collection {
+			m.level++
+		}
 		for i, c := range n.Content {
-			m.path = append(m.path, step{n, i})
-			ce := m.extent(c)
-			m.path = m.path[:len(m.path)-1]
+			// A merge key ("<<") puts the members of the maps it
+			// names into this one, levels up.
+			up := 0
 			if n.Kind == yaml3.MappingNode && i%2 == 1 && n.Content[i-1].ShortTag() == "!!merge" {
-				// A merge key puts the members of the maps it names
-				// into this one, a level up.
-				ce.depth = max(0, ce.depth-mergeLevels(c))
+				up = mergeLevels(c)
 			}
+			m.path = append(m.path, step{n, i})
+			m.level -= up
+			ce := m.extent(c)
+			m.level += up
+			m.path = m.path[:len(m.path)-1]
+			ce.depth = max(0, ce.depth-up)
 			e.depth = max(e.depth, ce.depth)
 			if e.size += ce.size + 1; e.size > MaxDocumentBytes || m.deep != nil || m.cycle {
 				break
 			}
 		}
-		if n.Kind != yaml3.DocumentNode {
+		if collection {
+			m.level--
 			e.depth++
 		}
 	}
 	e.size = min(e.size, MaxDocumentBytes+1)
-	if e.depth > MaxDepth && m.deep == nil {
+	if m.level+e.depth > MaxDepth && m.deep == nil {
 		m.deep, m.deepPath = n, m.pathString()
 	}
 	if n.Anchor != "" {

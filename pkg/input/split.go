@@ -289,7 +289,7 @@ func splitJSON(file string, data []byte) ([]Document, error) {
 			return docs, nil
 		}
 		if err != nil {
-			return docs, jsonError(file, data, err)
+			return docs, jsonError(file, data, start, err)
 		}
 		for start < len(data) && isSpace(data[start]) {
 			start++

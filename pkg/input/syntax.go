@@ -185,7 +185,9 @@ func (d Document) yamlError(err error) *SyntaxError {
 	return &SyntaxError{File: d.File, Line: line, Msg: Shorten(msg), Format: "YAML"}
 }
 
-func jsonError(file string, data []byte, err error) error {
+// jsonError is the error of JSON data that failed to decode at the value
+// starting at byte start.
+func jsonError(file string, data []byte, start int, err error) error {
 	var se *json.SyntaxError
 	line := 1
 	if errors.As(err, &se) {
@@ -194,7 +196,8 @@ func jsonError(file string, data []byte, err error) error {
 		line = lineAt(data, len(data))
 	}
 	if isDepthError(err.Error()) {
-		return tooDeep(file, line, "")
+		path, _ := jsonTooDeep(data[start:])
+		return tooDeep(file, line, path)
 	}
 	return &SyntaxError{File: file, Line: line, Msg: err.Error(), Format: "JSON"}
 }

@@ -60,11 +60,11 @@ func pod(j *job.Job, t job.ReplicaType, s *job.ReplicaSpec) field.ErrorList {
 // replicaPort returns the container port of replica spec s (of type t,
 // its pod's spec at p) that the replica's port was taken from, as
 // Kubeflow takes it from the training container's tfjob-port; nil when
-// the port was not taken from the pod. replica checks it as the port, so
-// that a bad one is reported once, as itself.
+// the port was not taken from the pod, or is valid. replica checks it as
+// the port, so that a bad one is reported once, as itself.
 func replicaPort(j *job.Job, t job.ReplicaType, s *job.ReplicaSpec, p *field.Path) *corev1.ContainerPort {
-	if s.Port == nil {
-		return nil
+	if s.Port == nil || len(validation.IsValidPortNum(int(*s.Port))) == 0 {
+		return nil // a valid port is valid in the container too
 	}
 	at := ""
 	for i := range s.Template.Spec.Containers {
