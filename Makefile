@@ -18,7 +18,7 @@ build: ## Build tfgen, kubectl-tfjob and the static tfsupervisor into bin/.
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-tfjob ./cmd/kubectl-tfjob
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/tfsupervisor ./cmd/tfsupervisor
 
-tools: ## Install the control plane, etcd, helm, the kubelet and CoreDNS into bin/, and the node's containerd, runc, CNI plugins and iptables with apt-get (pinned, cached).
+tools: ## Install the control plane, etcd, helm, the kubelet, CoreDNS, Kueue and Prometheus into bin/, and the node's containerd, runc, CNI plugins and iptables with apt-get (pinned, cached).
 	@hack/tools/install.sh $(BIN)
 
 # Virtualenvs with TensorFlow and MXNet (make tf), git-ignored. The tests

@@ -8,6 +8,7 @@
 #   coredns                                                  (hack/tools/coredns)
 #   kueue, with its CRDs, webhooks and configuration in kueue.d (hack/tools/kueue)
 #   containerd, containerd-shim-runc-v2, ctr                 (hack/tools/containerd)
+#   prometheus                                               (hack/tools/prometheus)
 #
 # and, for the test cluster's node (test/controlplane), runc, the CNI
 # plugins and iptables from Debian packages (apt-get, only when missing; a
@@ -19,7 +20,7 @@
 # module (committed go.mod/go.sum), so the root go.mod is never touched. A
 # stamp file per tool in BIN_DIR records what was built; when it matches and
 # the binaries are there, nothing is done. The Kubernetes build takes about
-# 8-10 minutes on 2 cores the first time.
+# 8-10 minutes on 2 cores the first time, Prometheus's 5-14.
 set -euo pipefail
 
 # Pinned versions. KUBE_VERSION must match hack/tools/kube/go.mod (regenerate
@@ -30,6 +31,7 @@ HELM_VERSION=v4.3.1
 COREDNS_VERSION=v1.15.0
 KUEUE_VERSION=v0.17.0
 CONTAINERD_VERSION=v2.4.2
+PROMETHEUS_VERSION=v0.316.0 # Prometheus 3.16.0 (the module tags 3.X.Y as v0.3XX.Y).
 # Debian packages of the node: Debian 12 has runc 1.1.5.
 NODE_PACKAGES=(runc containernetworking-plugins iptables)
 
@@ -105,6 +107,7 @@ pinned node "k8s.io/kubernetes $KUBE_VERSION" "run hack/tools/kube/gen.sh $KUBE_
 pinned coredns "github.com/coredns/coredns $COREDNS_VERSION" "update it"
 pinned kueue "sigs.k8s.io/kueue $KUEUE_VERSION" "update it"
 pinned containerd "github.com/containerd/containerd/v2 $CONTAINERD_VERSION" "update it"
+pinned prometheus "github.com/prometheus/prometheus $PROMETHEUS_VERSION" "update it"
 
 # node_packages: installs the missing NODE_PACKAGES with apt-get.
 node_packages() {
@@ -139,6 +142,10 @@ build containerd "$CONTAINERD_VERSION" "-s -w -X github.com/containerd/container
 	github.com/containerd/containerd/v2/cmd/containerd \
 	github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2 \
 	github.com/containerd/containerd/v2/cmd/ctr
+prom_minor=$(cut -d. -f2 <<<"$PROMETHEUS_VERSION")
+prom_release=$((10#$prom_minor / 100)).$((10#$prom_minor % 100)).${PROMETHEUS_VERSION##*.}
+build prometheus "$PROMETHEUS_VERSION" "-s -w -X github.com/prometheus/common/version.Version=$prom_release" \
+	github.com/prometheus/prometheus/cmd/prometheus
 
 # kueue.d: what Kueue's release manifests hold besides the binary (its CRDs,
 # its webhooks and its controller manager's configuration), from the same
