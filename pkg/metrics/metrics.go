@@ -282,15 +282,16 @@ func (r *Reader) follow(s *jobState) {
 	}
 }
 
-// lastStop returns, once no replica of the types the job's end stopped
-// is active any more, the last exit of one of them after the end (zero
-// if none is known).
+// lastStop returns, once every replica of the types the job's end
+// stopped has said how it ended (or its pod is gone), the last exit of
+// one of them after the end (zero if none is known). The pods' watch may
+// lag the records': a pod with no record yet has not said.
 func (s *jobState) lastStop(st *record.Status) (at time.Time, done bool) {
 	for _, ps := range s.pods {
 		if !slices.Contains(st.Stop, ps.replicaType) {
 			continue
 		}
-		if !ps.gone && ps.rec.OnPod(ps.running).State.Active() {
+		if !ps.gone && (ps.rec.State == "" || ps.rec.State.Active()) {
 			return time.Time{}, false
 		}
 		if t := ps.rec.LastExitTime; t.After(at) && !t.Before(st.CompletionTime.Time.Truncate(time.Second)) {
