@@ -4,8 +4,9 @@
 # when the control plane binaries are installed (`make tools`), of
 # test/supervisor (loopback API server), with a table of large jobs (N
 # real supervisors; LARGE_N=100,500,1000 by default, SKIP_LARGE=1 leaves
-# it out). The job restart rows (restart scope Job) run 2 and 100 real
-# supervisors, 3 runs each.
+# it out), and `tfgen metrics` beside a job of METRICS_N workers (1000;
+# SKIP_METRICS=1 leaves it out). The job restart rows (restart scope Job)
+# run 2 and 100 real supervisors, 3 runs each.
 #
 #   hack/bench-supervisor.sh            # N=50 runs per figure
 #   N=200 hack/bench-supervisor.sh
@@ -38,6 +39,9 @@ if [[ -x $BIN/kube-apiserver && -x $BIN/etcd ]]; then
 	results+=$'\n'$(TFGEN_BIN=$BIN TFGEN_RESIZE=${RESIZE:-100-200} bench ./test/operate 'Resize' 1x)
 	if [[ -z ${SKIP_LARGE:-} ]]; then
 		large=$(TFGEN_BIN=$BIN TFGEN_LARGE_N=${LARGE_N:-100,500,1000} bench ./test/supervisor 'LargeJob' 1x)
+	fi
+	if [[ -z ${SKIP_METRICS:-} ]]; then
+		results+=$'\n'$(TFGEN_BIN=$BIN TFGEN_LARGE_N=${METRICS_N:-1000} bench ./test/supervisor 'MetricsReader' 1x)
 	fi
 fi
 
@@ -78,6 +82,12 @@ row "job restart: failing exit -> 2 workers running again" "$(metric JobRestart/
 row "  the same, 100 workers (in place, no pod recreated)" "$(metric JobRestart/N=100 ms-all-running-again)" ms -
 row "resize ${RESIZE:-100-200} workers: all training with the new layout" "$(metric Resize s-resized)" s -
 row "  pods recreated by the resize (node agent)" "$(metric Resize pods-recreated)" "" 0
+row "tfgen metrics beside a job of ${METRICS_N:-1000} workers: API writes" "$(metric MetricsReader/N=${METRICS_N:-1000} writes-reader)" "" 0
+row "  its watches (records, pods)" "$(metric MetricsReader/N=${METRICS_N:-1000} watches-reader)" "" 2
+row "  its lists" "$(metric MetricsReader/N=${METRICS_N:-1000} lists-reader)" "" -
+row "  its CPU time, the job's whole life" "$(metric MetricsReader/N=${METRICS_N:-1000} ms-cpu-reader)" ms -
+row "  per replica" "$(metric MetricsReader/N=${METRICS_N:-1000} us-cpu/replica)" us -
+row "  its memory (VmRSS)" "$(metric MetricsReader/N=${METRICS_N:-1000} MB-rss-reader)" MB -
 
 # Large jobs (issue 12): N real supervisors as the pods of one job, on the
 # loopback API server. Every figure is over one run; the targets are the

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tfgen/tfgen/pkg/metrics"
+	"github.com/tfgen/tfgen/pkg/version"
 )
 
 const metricsLong = `Serve Prometheus metrics of the jobs of a namespace (or of all, with -A)
@@ -84,10 +85,11 @@ func newMetricsCmd(s Streams) *cobra.Command {
 
 // Run serves until the command's context ends.
 func (o *metricsOptions) Run(cmd *cobra.Command, s Streams) error {
-	c, ns, err := o.kube.client(cmd, s)
+	cfg, ns, err := o.kube.config()
 	if err != nil {
 		return err
 	}
+	cfg.UserAgent = "tfgen-metrics/" + version.Version
 	if o.AllNamespaces {
 		ns = ""
 	}
@@ -97,7 +99,7 @@ func (o *metricsOptions) Run(cmd *cobra.Command, s Streams) error {
 	}
 	logger := log.New(s.ErrOut, "", log.LstdFlags)
 	logger.Printf("serving metrics on %s", ln.Addr())
-	srv := &metrics.Server{Client: c.Kube, Namespace: ns, Logf: logger.Printf}
+	srv := &metrics.Server{Config: cfg, Namespace: ns, Logf: logger.Printf}
 	if err := srv.Serve(cmd.Context(), ln); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}

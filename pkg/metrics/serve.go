@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/tfgen/tfgen/pkg/operate"
@@ -24,7 +25,8 @@ import (
 // Server follows the jobs of Namespace ("" for every namespace) and
 // serves their metrics on /metrics, and /healthz once it has listed them.
 type Server struct {
-	Client    kubernetes.Interface
+	// Config reaches the API server.
+	Config    *rest.Config
 	Namespace string
 	// Logf logs a line.
 	Logf func(format string, args ...any)
@@ -37,7 +39,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r := NewReader(reg)
-	if err := s.follow(ctx, r); err != nil {
+	cfg := rest.CopyConfig(s.Config)
+	cfg.Wrap(newRequests(reg))
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if err := s.follow(ctx, client, r); err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
@@ -64,9 +72,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // follow starts one informer of the jobs' records and one of their pods,
 // feeding r; the server is healthy once both have listed.
-func (s *Server) follow(ctx context.Context, r *Reader) error {
+func (s *Server) follow(ctx context.Context, client kubernetes.Interface, r *Reader) error {
 	factory := func(selector string) informers.SharedInformerFactory {
-		return informers.NewSharedInformerFactoryWithOptions(s.Client, 0, informers.WithNamespace(s.Namespace),
+		return informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(s.Namespace),
 			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
 	}
 	records := factory(operate.RecordSelector())

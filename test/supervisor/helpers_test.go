@@ -72,7 +72,8 @@ func newJob(t testing.TB, roles string, replicas map[string]int32) *job {
 	if _, err := cs.CoreV1().ServiceAccounts(j.Namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: j.Name, Labels: map[string]string{"app.kubernetes.io/instance": j.Name}},
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: j.Name, Labels: map[string]string{"app.kubernetes.io/instance": j.Name,
+		"app.kubernetes.io/managed-by": "tfgen", "app.kubernetes.io/component": "job"}},
 		Data: map[string]string{"spec.json": "{}"}}
 	if _, err := cs.CoreV1().ConfigMaps(j.Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -107,7 +108,7 @@ func (j *job) podObject(name string) *corev1.Pod {
 	rest := strings.TrimPrefix(name, j.Name+"-")
 	typ := rest[:strings.LastIndexByte(rest, '-')]
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name,
-		Labels: map[string]string{"training.kubeflow.org/job-name": j.Name, "training.kubeflow.org/replica-type": typ}},
+		Labels: map[string]string{"training.kubeflow.org/job-name": j.Name, "training.kubeflow.org/replica-type": typ, "app.kubernetes.io/managed-by": "tfgen"}},
 		Spec: corev1.PodSpec{NodeName: "node-1",
 			Containers: []corev1.Container{{Name: "tensorflow", Image: "tf"}, {Name: "tfsupervisor", Image: "sup"}}}}
 }

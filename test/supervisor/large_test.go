@@ -327,8 +327,11 @@ func (l *large) closeWindow(r *largeResult, n int) {
 // fails once first, then trains again: OnFailure restarts it). The job
 // must succeed with every worker counted, and the parameter server must
 // stop by itself (no pod is deleted).
-func allWorkers(tb testing.TB, n int, train time.Duration, failEvery int) largeResult {
+func allWorkers(tb testing.TB, n int, train time.Duration, failEvery int, beside ...func(*large)) largeResult {
 	l := newLarge(tb, fmt.Sprintf("ps:1:2222,worker:%d:2222", n), map[string]int32{"ps": 1, "worker": int32(n)})
+	for _, f := range beside {
+		f(l)
+	}
 	flags := []string{"--success-policy", "AllWorkers", "--restart-policy", "OnFailure"}
 	worker := fmt.Sprintf(`i=${POD_NAME##*-}; f="$DIR/$POD_NAME"
 if [ %d -gt 0 ] && [ $((i %% %d)) -eq 0 ] && [ ! -e "$f" ]; then : > "$f"; exit 1; fi
