@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -221,6 +222,21 @@ func (l *large) refuse(resource, verb string) []rbacv1.PolicyRule {
 	if _, err := roles.Update(l.T.Context(), role, metav1.UpdateOptions{}); err != nil {
 		l.T.Fatal(err)
 	}
+	// The authorizer follows Roles through a cache: wait until it refuses.
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:               "system:serviceaccount:" + l.Namespace + ":j-tfjob",
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: l.Namespace, Verb: verb, Resource: resource}}}
+	if r, sub, ok := strings.Cut(resource, "/"); ok {
+		sar.Spec.ResourceAttributes.Resource, sar.Spec.ResourceAttributes.Subresource = r, sub
+		sar.Spec.ResourceAttributes.Group = "apps"
+	}
+	harness.Poller{Interval: 50 * time.Millisecond, Timeout: time.Minute}.Poll(l.T, verb+" "+resource+" refused", func(ctx context.Context) (bool, string, error) {
+		got, err := l.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		return !got.Status.Allowed, fmt.Sprintf("allowed %v", got.Status.Allowed), nil
+	})
 	return before
 }
 
