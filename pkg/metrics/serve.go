@@ -79,6 +79,12 @@ func (s *Server) follow(ctx context.Context, client kubernetes.Interface, r *Rea
 	}
 	records := factory(operate.RecordSelector())
 	pods := factory(operate.LabelManagedBy + "=" + operate.ManagedBy)
+	if err := records.Core().V1().ConfigMaps().Informer().SetTransform(stripManagedFields); err != nil {
+		return err
+	}
+	if err := pods.Core().V1().Pods().Informer().SetTransform(slimPod); err != nil {
+		return err
+	}
 	if _, err := records.Core().V1().ConfigMaps().Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc:    func(o any, initial bool) { r.OnRecord(o.(*corev1.ConfigMap), initial) },
 		UpdateFunc: func(_, o any) { r.OnRecord(o.(*corev1.ConfigMap), false) },
@@ -122,6 +128,32 @@ func (s *Server) follow(ctx context.Context, client kubernetes.Interface, r *Rea
 		}
 	}()
 	return nil
+}
+
+// stripManagedFields drops what the reader never reads from a record.
+func stripManagedFields(o any) (any, error) {
+	if m, ok := o.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+	}
+	return o, nil
+}
+
+// slimPod keeps of a pod what the reader reads (its labels, annotations,
+// deletion, phase and containers' states): a job of 1,000 replicas is
+// 1,000 pods in the cache.
+func slimPod(o any) (any, error) {
+	p, ok := o.(*corev1.Pod)
+	if !ok {
+		return o, nil
+	}
+	slim := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, UID: p.UID,
+		ResourceVersion: p.ResourceVersion, Labels: p.Labels, Annotations: p.Annotations, DeletionTimestamp: p.DeletionTimestamp},
+		Status: corev1.PodStatus{Phase: p.Status.Phase, ContainerStatuses: p.Status.ContainerStatuses}}
+	for i := range slim.Status.ContainerStatuses {
+		cs := &slim.Status.ContainerStatuses[i]
+		cs.Image, cs.ImageID, cs.ContainerID, cs.VolumeMounts, cs.Resources, cs.AllocatedResources = "", "", "", nil, nil, nil
+	}
+	return slim, nil
 }
 
 // tombstone returns the object a deletion carried, also when the
