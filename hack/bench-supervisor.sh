@@ -84,7 +84,7 @@ row "resize ${RESIZE:-100-200} workers: all training with the new layout" "$(met
 row "  pods recreated by the resize (node agent)" "$(metric Resize pods-recreated)" "" 0
 row "tfgen metrics beside a job of ${METRICS_N:-1000} workers: API writes" "$(metric MetricsReader/N=${METRICS_N:-1000} writes-reader)" "" 0
 row "  its watches (records, pods)" "$(metric MetricsReader/N=${METRICS_N:-1000} watches-reader)" "" 2
-row "  its lists" "$(metric MetricsReader/N=${METRICS_N:-1000} lists-reader)" "" -
+row "  its lists (client-go lists within the watch)" "$(metric MetricsReader/N=${METRICS_N:-1000} lists-reader)" "" -
 row "  its CPU time, the job's whole life" "$(metric MetricsReader/N=${METRICS_N:-1000} ms-cpu-reader)" ms -
 row "  per replica" "$(metric MetricsReader/N=${METRICS_N:-1000} us-cpu/replica)" us -
 row "  its memory (VmRSS)" "$(metric MetricsReader/N=${METRICS_N:-1000} MB-rss-reader)" MB -
