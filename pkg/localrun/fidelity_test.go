@@ -3,7 +3,6 @@
 package localrun
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -20,7 +19,8 @@ import (
 
 // TestSameSupervision: every replica of a local run is supervised with the
 // configuration tfsupervisor builds in its pod from the flags tfgen render
-// gives it, but for the addresses in the layout.
+// gives it (at the newest Kubernetes, with the image volume), but for the
+// addresses in the layout.
 func TestSameSupervision(t *testing.T) {
 	r, err := render.New(templates.FS)
 	if err != nil {
@@ -48,7 +48,11 @@ func TestSameSupervision(t *testing.T) {
 			flags := map[string][]string{} // per StatefulSet
 			for _, o := range objs {
 				if o.Kind() == "StatefulSet" {
-					flags[o.Name()] = wrapFlags(t, o)
+					f, ok := runFlags(o)
+					if !ok {
+						t.Fatalf("StatefulSet %s: no wrapped training container", o.Name())
+					}
+					flags[o.Name()] = f
 				}
 			}
 			// The examples run python, which this machine need not have.
@@ -81,31 +85,4 @@ func TestSameSupervision(t *testing.T) {
 			}
 		})
 	}
-}
-
-// wrapFlags returns the tfsupervisor run flags of a StatefulSet's training
-// container: its command between "run" and "--".
-func wrapFlags(t *testing.T, sts map[string]any) []string {
-	t.Helper()
-	containers := dig(sts, "spec", "template", "spec", "containers").([]any)
-	for _, c := range containers {
-		var cmd []string
-		for _, a := range c.(map[string]any)["command"].([]any) {
-			cmd = append(cmd, a.(string))
-		}
-		if len(cmd) > 2 && (cmd[0] == "/tfgen/bin/tfsupervisor" || cmd[0] == "/tfgen/bin/tfsupervisor-wrap") && cmd[1] == "run" {
-			if end := slices.Index(cmd, "--"); end > 0 {
-				return cmd[2:end]
-			}
-		}
-	}
-	t.Fatalf("no wrapped training container in %v", containers)
-	return nil
-}
-
-func dig(v any, keys ...string) any {
-	for _, k := range keys {
-		v = v.(map[string]any)[k]
-	}
-	return v
 }

@@ -102,7 +102,11 @@ func NewPlan(j *job.Job, o PlanOptions) (*Plan, error) {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	policy, err := jobPolicy(j, layout, ns)
+	sup, err := renderSupervision(j, o.ExcludeEvaluator)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := sup.policy(j, layout, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +114,7 @@ func NewPlan(j *job.Job, o PlanOptions) (*Plan, error) {
 	var errs []error
 	for _, t := range j.ReplicaTypes() {
 		role, _ := layout.Role(t.Lower())
-		rs, err := p.addType(j, t, role.Replicas, environ, o)
+		rs, err := p.addType(j, t, role.Replicas, environ, sup, o)
 		errs = append(errs, err)
 		p.Replicas = append(p.Replicas, rs...)
 	}
@@ -128,7 +132,7 @@ func NewPlan(j *job.Job, o PlanOptions) (*Plan, error) {
 }
 
 // addType adds the n replicas of type t, or says why they cannot run here.
-func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, environ []string, o PlanOptions) ([]Replica, error) {
+func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, environ []string, sup supervision, o PlanOptions) ([]Replica, error) {
 	spec := j.Replicas()[t]
 	ps := &spec.Template.Spec
 	ci := values.TrainingContainer(j.Framework(), ps)
@@ -140,9 +144,17 @@ func (p *Plan) addType(j *job.Job, t job.ReplicaType, n int32, environ []string,
 		return nil, fmt.Errorf("replica type %s: container %q has no command, so it would run its image's entrypoint, which tfgen run cannot know; "+
 			"give the container a command, or map its image with --image-entrypoints", t, c.Name)
 	}
-	cfg := supervise.Config{Job: p.Policy}
-	if err := policy(&cfg, spec, o); err != nil {
+	parsed, err := sup.config(t.Lower(), j.Name+"-"+t.Lower()+"-0", p.Policy.Namespace)
+	if err != nil {
 		return nil, fmt.Errorf("replica type %s: %w", t, err)
+	}
+	cfg := *parsed
+	cfg.Job = p.Policy
+	if o.Backoff != nil {
+		cfg.Policy.Backoff = *o.Backoff
+	}
+	if o.GracePeriod > 0 {
+		cfg.GracePeriod = o.GracePeriod
 	}
 	if c.WorkingDir != "" {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("replica type %s: workingDir %s is a path in the image; the processes run in the current directory", t, c.WorkingDir))
