@@ -23,6 +23,9 @@ type Scaler interface {
 	// Scale sets type t's StatefulSet to n replicas; one that does not
 	// exist counts as set.
 	Scale(ctx context.Context, t string, n int32) error
+	// Replicas returns the replicas type t's StatefulSet is set to; ok is
+	// false when it does not exist.
+	Replicas(ctx context.Context, t string) (n int32, ok bool, err error)
 }
 
 // scaleTimeout bounds one call of the Scaler.
@@ -35,8 +38,9 @@ var enforceRetry = kube.Retry{Initial: 100 * time.Millisecond, Max: 5 * time.Sec
 
 // enforcer makes the job's StatefulSets match the targets the job's
 // status gives (Job.Targets), the keeper's one actor: it runs at the
-// keeper's start, whenever the targets change, and again after a failure
-// until they are met. Each target is set once it is known; a new keeper
+// keeper's start, whenever the targets change, again after a failure
+// until they are met, and when the keeper's pods suggest a StatefulSet
+// drifted from its target (check). Each target is set once it is known; a new keeper
 // sets them all once more, which is how it finishes what an old one
 // began. The keeper's own type comes last: setting it may stop the
 // keeper itself.
@@ -48,21 +52,30 @@ type enforcer struct {
 	// warn reports a target the API server did not take, once per run of
 	// failures.
 	warn func(note string)
-	in   chan []Target // the latest targets, if not yet taken
+	in   chan wanted // the latest targets, if not yet taken
+}
+
+// wanted is what the keeper hands the enforcer: the targets, and whether
+// to check them against the StatefulSets (the pods say one may differ).
+type wanted struct {
+	targets []Target
+	check   bool
 }
 
 func newEnforcer(s Scaler, own string, clock Clock, logf func(string, ...any), warn func(string)) *enforcer {
-	return &enforcer{scaler: s, own: own, clock: clock, logf: logf, warn: warn, in: make(chan []Target, 1)}
+	return &enforcer{scaler: s, own: own, clock: clock, logf: logf, warn: warn, in: make(chan wanted, 1)}
 }
 
-// want hands the enforcer the latest targets; targets not yet taken are
-// replaced. Only one goroutine calls it.
-func (e *enforcer) want(ts []Target) {
+// want hands the enforcer the latest targets, to check against the
+// StatefulSets first if check; targets not yet taken are replaced (a
+// check asked for stays asked for). Only one goroutine calls it.
+func (e *enforcer) want(ts []Target, check bool) {
 	select {
-	case <-e.in:
+	case w := <-e.in:
+		check = check || w.check
 	default:
 	}
-	e.in <- ts
+	e.in <- wanted{targets: ts, check: check}
 }
 
 // run sets the targets until ctx ends; then it goes on until they are
@@ -76,13 +89,18 @@ func (e *enforcer) run(ctx context.Context) {
 	stopping := ctx.Done()
 	for {
 		select {
-		case targets = <-e.in:
+		case w := <-e.in:
+			targets = w.targets
+			if w.check {
+				e.check(targets, set)
+			}
 		case <-again:
 			again = nil
 		case <-stopping:
 			stopping, drain = nil, e.clock.After(flushTimeout)
 			select {
-			case targets = <-e.in:
+			case w := <-e.in:
+				targets = w.targets
 			default:
 			}
 		case <-drain:
@@ -135,6 +153,25 @@ func (e *enforcer) pass(targets []Target, set map[string]int32, failed map[strin
 		set[t.Type], failed[t.Type] = t.Replicas, 0
 	}
 	return wait, !unmet
+}
+
+// check forgets each target met whose StatefulSet is now set otherwise
+// (scaled by hand, or by a write racing the keeper's), so that the pass
+// sets it again.
+func (e *enforcer) check(targets []Target, set map[string]int32) {
+	for _, t := range targets {
+		n, met := set[t.Type]
+		if !met || n != t.Replicas {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(context.Background(), scaleTimeout)
+		have, ok, err := e.scaler.Replicas(cctx, t.Type)
+		cancel()
+		if err == nil && ok && have != t.Replicas {
+			e.logf("%s's StatefulSet is at %d: setting it again", t, have)
+			delete(set, t.Type)
+		}
+	}
 }
 
 func (e *enforcer) scale(t Target) error {

@@ -3,6 +3,7 @@ package supervise_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -59,6 +60,28 @@ func TestKeeperRetriesRefusedScale(t *testing.T) {
 	if diff := cmp.Diff([]string{supervise.ReasonTeardownFailed}, j.events.events()); diff != "" {
 		t.Errorf("events (-want +got): one warning for a run of refusals\n%s", diff)
 	}
+}
+
+// TestKeeperCorrectsDrift: after the teardown, a released type's
+// StatefulSet is scaled back up behind the keeper's back, and its pods
+// come: the keeper checks the StatefulSets (no sooner than 5 s after its
+// last check) and sets it to zero again. A pod still going after the
+// keeper's own scale-down only costs a check.
+func TestKeeperCorrectsDrift(t *testing.T) {
+	j := newJob(t, "chief:1:1,worker:2:1", nil)
+	j.ended("worker", "chief")
+	k := j.keeper(-1)
+	clk := newClock(false)
+	k.Clock = clk
+	j.stop = runKeeper(t, k)
+	j.sc.await(t, "worker to 0", "chief to 0")
+	j.set("worker-1", record.StateIdle, 0) // going after the scale-down
+	clk.Advance(5 * time.Second)
+	j.set("worker-1", record.StateIdle, 0)
+	j.sc.drift("worker", 2)
+	clk.Advance(5 * time.Second)
+	j.set("worker-0", record.StateIdle, 0) // the scale-up's pods
+	j.sc.await(t, "worker to 0", "chief to 0", "worker to 0")
 }
 
 func TestTargets(t *testing.T) {

@@ -143,8 +143,25 @@ func (r *recorder) events() []string {
 type scaler struct {
 	mu      sync.Mutex
 	calls   []string
-	changed chan struct{} // closed and replaced at each call that succeeded
+	set     map[string]int32 // what each StatefulSet is set to, once set
+	changed chan struct{}    // closed and replaced at each call that succeeded
 	fail    func(t string, n int32) error
+}
+
+// Replicas implements supervise.Scaler: a StatefulSet never set does not
+// exist.
+func (s *scaler) Replicas(_ context.Context, t string) (int32, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.set[t]
+	return n, ok, nil
+}
+
+// drift sets type t's StatefulSet to n behind the keeper's back.
+func (s *scaler) drift(t string, n int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.set[t] = n
 }
 
 func (s *scaler) Scale(_ context.Context, t string, n int32) error {
@@ -159,6 +176,10 @@ func (s *scaler) Scale(_ context.Context, t string, n int32) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = append(s.calls, fmt.Sprintf("%s to %d", t, n))
+	if s.set == nil {
+		s.set = map[string]int32{}
+	}
+	s.set[t] = n
 	if s.changed != nil {
 		close(s.changed)
 		s.changed = nil

@@ -85,6 +85,7 @@ type keeping struct {
 	enf      *enforcer // nil without a Scaler
 	sent     []Target  // the targets last handed to enf
 	savedFor int       // how many types of the teardown the logs were saved before
+	checked  time.Time // when the StatefulSets were last checked for drift
 	elastic  elasticKeeping
 }
 
@@ -344,6 +345,10 @@ func (kp *keeping) enforce(ctx context.Context) {
 	}
 	ts := kp.Job.Targets(kp.status)
 	if slices.Equal(ts, kp.sent) {
+		if now := kp.clock.Now(); kp.beyond(ts) && !now.Before(kp.checked.Add(driftCheck)) {
+			kp.checked = now
+			kp.enf.want(ts, true)
+		}
 		return
 	}
 	if n := len(kp.status.Teardown); n > kp.savedFor {
@@ -351,7 +356,25 @@ func (kp *keeping) enforce(ctx context.Context) {
 		kp.savedFor = n
 	}
 	kp.sent = ts
-	kp.enf.want(ts)
+	kp.enf.want(ts, false)
+}
+
+// driftCheck is the least time between two checks of the StatefulSets
+// against their targets.
+const driftCheck = 5 * time.Second
+
+// beyond reports whether a pod is seen past its type's target: a
+// StatefulSet scaled up behind the keeper's back, or one whose scale-down
+// is still under way (the check tells them apart).
+func (kp *keeping) beyond(ts []Target) bool {
+	for _, o := range kp.replicas {
+		for _, t := range ts {
+			if t.Type == o.Type && o.Index >= t.Replicas {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // flush delivers the queued reports, waiting flushTimeout at most.

@@ -31,6 +31,9 @@ func (s steps) Scale(_ context.Context, t string, n int32) error {
 	return nil
 }
 
+// Replicas implements supervise.Scaler: no StatefulSet is read.
+func (s steps) Replicas(context.Context, string) (int32, bool, error) { return 0, false, nil }
+
 // next waits for the next step and fails unless it is want.
 func (s steps) next(t *testing.T, want string) {
 	t.Helper()

@@ -38,7 +38,8 @@ func TestServiceAccountRBAC(t *testing.T) {
 		{[]string{"watch", "configmaps/alpha"}, true},
 		{[]string{"patch", "configmaps/alpha"}, false},
 		{[]string{"patch", "statefulsets.apps/alpha-worker", "--subresource=scale"}, true},
-		{[]string{"get", "statefulsets.apps/alpha-worker"}, true}, // helm test reads them
+		{[]string{"get", "statefulsets.apps/alpha-worker", "--subresource=scale"}, true}, // the keeper checks for drift
+		{[]string{"get", "statefulsets.apps/alpha-worker"}, true},                        // helm test reads them
 		{[]string{"patch", "statefulsets.apps/alpha-ps"}, false},
 		{[]string{"update", "statefulsets.apps/alpha-worker"}, false},
 		{[]string{"update", "statefulsets.apps/alpha-worker", "--subresource=scale"}, false},

@@ -58,7 +58,7 @@ func newLarge(tb testing.TB, roles string, replicas map[string]int32) *large {
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "j-tfjob"}, Rules: []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{j.Name}, Verbs: []string{"get", "update", "watch"}},
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{record.LogsName(j.Name)}, Verbs: []string{"get", "update"}},
-		{APIGroups: []string{"apps"}, Resources: []string{"statefulsets/scale"}, ResourceNames: sets, Verbs: []string{"patch"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"statefulsets/scale"}, ResourceNames: sets, Verbs: []string{"get", "patch"}},
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "patch"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create"}},
 	}}

@@ -76,6 +76,18 @@ func (c *Client) ScaleStatefulSet(ctx context.Context, ns, name string, replicas
 	return c.do(ctx, "scale statefulset "+ns+"/"+name, http.MethodPatch, groupPath("apps/v1", ns, "statefulsets", name, "scale"), ContentMergePatch, body, nil)
 }
 
+// StatefulSetReplicas returns the replicas StatefulSet ns/name is set to,
+// read through its scale subresource.
+func (c *Client) StatefulSetReplicas(ctx context.Context, ns, name string) (int32, error) {
+	var scale struct {
+		Spec struct {
+			Replicas int32 `json:"replicas"`
+		} `json:"spec"`
+	}
+	err := c.do(ctx, "get statefulset scale "+ns+"/"+name, http.MethodGet, groupPath("apps/v1", ns, "statefulsets", name, "scale"), "", nil, &scale)
+	return scale.Spec.Replicas, err
+}
+
 // CreateEvent creates an events.k8s.io/v1 Event in its namespace.
 func (c *Client) CreateEvent(ctx context.Context, ev *kube.Event) error {
 	what := "create event " + ev.Reason

@@ -112,6 +112,15 @@ func (s statefulSets) Scale(ctx context.Context, t string, n int32) error {
 	return nil
 }
 
+// Replicas implements supervise.Scaler.
+func (s statefulSets) Replicas(ctx context.Context, t string) (int32, bool, error) {
+	n, err := s.client.StatefulSetReplicas(ctx, s.ns, s.job+"-"+t)
+	if kube.IsNotFound(err) {
+		return 0, false, nil
+	}
+	return n, err == nil, err
+}
+
 // The API client is what the record, the reports and the keeper's pod
 // watches take.
 var (
