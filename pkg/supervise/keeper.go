@@ -145,40 +145,50 @@ func (k *Keeper) Run(ctx context.Context) {
 		case r := <-kp.logs.inflight:
 			kp.logs.landed(r)
 		case <-ctx.Done():
+			// The last step, with what was seen last: select chose the end
+			// at random among what was ready, so the replicas' change and
+			// the status that came with it count.
 			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
-			// select chose the end at random among what was ready: the
-			// replicas' change and the status that came with it count.
 			select {
 			case <-k.Replicas.Changed():
 				synced = true
 			default:
 			}
-			if kp.status == nil && synced {
-				if s, err := k.Store.Get(fctx); err == nil {
-					kp.status = s
+			if synced {
+				kp.observe(k.Replicas.Replicas())
+				if kp.status == nil {
+					if s, err := k.Store.Get(fctx); err == nil {
+						kp.status = s
+					}
 				}
 			}
-			if kp.status != nil && synced {
-				kp.observe(k.Replicas.Replicas())
-				kp.sync(fctx, true)
-				kp.logs.save(fctx, true)
-				kp.enforce(fctx)
-			}
+			kp.step(fctx, synced, true)
 			cancel()
 			kp.flush(ctx)
 			return
 		}
-		if kp.status == nil {
-			continue
-		}
-		if synced {
-			kp.sync(ctx, false)
+		kp.step(ctx, synced, false)
+	}
+}
+
+// step is the keeper's reconcile, once the status is known: derive the
+// status from the replicas (once they have been read) and write it, resize
+// an elastic job, save the replicas' last words, and make the cluster match
+// the status. The last step (final, as the keeper ends) writes what it
+// derives at once and saves every word, and decides no resize.
+func (kp *keeping) step(ctx context.Context, synced, final bool) {
+	if kp.status == nil {
+		return
+	}
+	if synced {
+		kp.sync(ctx, final)
+		if !final {
 			kp.armWake()
 			kp.resize(ctx)
-			kp.logs.save(ctx, false)
 		}
-		kp.enforce(ctx)
+		kp.logs.save(ctx, final)
 	}
+	kp.enforce(ctx)
 }
 
 // observe takes the replicas as now seen; the restarts of pods that went
