@@ -125,8 +125,8 @@ func TestServiceAccountRBAC(t *testing.T) {
 		"pods [] [] [get list watch patch]",
 		"statefulsets.apps [] [alpha-ps] [get]",
 		"statefulsets.apps [] [alpha-worker] [get]",
-		"statefulsets.apps/scale [] [alpha-ps] [patch]",
-		"statefulsets.apps/scale [] [alpha-worker] [patch]",
+		"statefulsets.apps/scale [] [alpha-ps] [get patch]",
+		"statefulsets.apps/scale [] [alpha-worker] [get patch]",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("kubectl auth can-i --list, less the default ServiceAccount's (-want +got):\n%s", diff)

@@ -1,15 +1,19 @@
 package supervisor
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/test/harness"
 )
 
 // replicaIn starts pod's supervisor in mode "run" (wrap mode: script is
@@ -106,7 +110,18 @@ func TestEvaluatorGraceBothModes(t *testing.T) {
 			fifo := mkfifo(t)
 			ev := &replicaIn{j: j, pod: "j-evaluator-0", mode: mode, env: []string{"GO=" + fifo}}
 			ev.start(`read x < "$GO"; exit 0`)
-			j.WaitRecords("the evaluator to run", []string{"j-evaluator-0"}, func(r record.Replica) bool { return r.State == record.StateRunning })
+			// Its supervisor's own word, not the keeper's inference from a
+			// pod that runs (the stand-in kubelet's, at once): a supervisor
+			// whose first look at the job finds it ended never trains.
+			harness.Poller{Interval: 100 * time.Millisecond, Timeout: time.Minute}.Poll(t, "the evaluator's supervisor to say it runs",
+				func(ctx context.Context) (bool, string, error) {
+					p, err := j.Client.CoreV1().Pods(j.Namespace).Get(ctx, "j-evaluator-0", metav1.GetOptions{})
+					if err != nil {
+						return false, "", err
+					}
+					st := p.Annotations[record.AnnotationState]
+					return st == string(record.StateRunning), "state " + st, nil
+				})
 			chief.exit(0, "")
 			s := j.WaitStatus("the job to succeed", (*record.Status).Ended)
 			if !s.IsTrue(record.JobSucceeded) || s.EvaluatorDeadline == nil || slices.Contains(s.Stop, "evaluator") {
