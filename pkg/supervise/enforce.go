@@ -34,7 +34,7 @@ const scaleTimeout = 10 * time.Second
 // enforceRetry paces the attempts to set a target the API server did not
 // take: every error is tried again (a refusal may be lifted: a Role
 // fixed, a quota raised), at most every 5 s.
-var enforceRetry = kube.Retry{Initial: 100 * time.Millisecond, Max: 5 * time.Second}
+var enforceRetry = kube.DefaultRetry
 
 // enforcer makes the job's StatefulSets match the targets the job's
 // status gives (Job.Targets), the keeper's one actor: it runs at the

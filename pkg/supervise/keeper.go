@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tfgen/tfgen/pkg/kube"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -86,6 +87,7 @@ type keeping struct {
 	sent     []Target  // the targets last handed to enf
 	savedFor int       // how many types of the teardown the logs were saved before
 	checked  time.Time // when the StatefulSets were last checked for drift
+	failed   int       // status writes failed in a row
 	elastic  elasticKeeping
 }
 
@@ -94,6 +96,7 @@ type elasticKeeping struct {
 	neighbours Neighbourhood    // nil: the job is not elastic
 	wake       <-chan time.Time // a decision asked for
 	wakeAt     time.Time
+	failed     int // resizes failed in a row
 }
 
 // Run keeps the job until ctx ends; then it derives the status once
@@ -250,12 +253,14 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 		return nil
 	})
 	if err != nil {
+		kp.failed++
 		kp.Logf("write the job's status: %v; trying again", err)
 		if kp.later == nil {
-			kp.later = kp.clock.After(max(interval, time.Second))
+			kp.later = kp.clock.After(max(interval, kube.DefaultRetry.Delay(kp.failed, err)))
 		}
 		return
 	}
+	kp.failed = 0
 	kp.status, kp.gone, kp.last, kp.wakeAt = written, 0, now, done.wake
 	if len(done.events) > 0 {
 		kp.Reporter.Report(Report{Events: done.events})
@@ -333,12 +338,14 @@ func (kp *keeping) resize(ctx context.Context) {
 		return nil
 	})
 	if err != nil {
+		kp.elastic.failed++
 		kp.Logf("resize the job's workers: %v; trying again", err)
 		if kp.elastic.wake == nil {
-			kp.elastic.wake = kp.clock.After(time.Second)
+			kp.elastic.wake = kp.clock.After(kube.DefaultRetry.Delay(kp.elastic.failed, err))
 		}
 		return
 	}
+	kp.elastic.failed = 0
 	kp.status = written
 	note := fmt.Sprintf("workers %d -> %d: %s", from, to, why)
 	kp.Logf("elastic: %s", note)

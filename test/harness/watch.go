@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/tfgen/tfgen/pkg/kube"
 )
 
 // object is an object of a typed client (*corev1.Pod...).
@@ -119,21 +121,11 @@ func pointers[T any](items []T) []*T {
 }
 
 // Retry calls call until it succeeds or ctx ends, pausing between
-// attempts (100 ms, doubling up to 2 s), and returns its last error if ctx
-// ended first: a saturated API server times requests out (a large job's
+// attempts as the supervisor does (kube.Retry: a random wait up to 100 ms,
+// doubling up to 2 s), and returns its last error if ctx ended first: a saturated API server times requests out (a large job's
 // many supervisors), which says nothing of what a test checks.
 func Retry(ctx context.Context, call func(context.Context) error) error {
-	pause := 100 * time.Millisecond
-	for {
-		err := call(ctx)
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, 2*time.Second)
-	}
+	return retry.Do(ctx, call, nil)
 }
+
+var retry = kube.Retry{Initial: 100 * time.Millisecond, Max: 2 * time.Second}
