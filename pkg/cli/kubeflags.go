@@ -30,6 +30,37 @@ func (o *kubeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.Namespace, "namespace", "n", "", "namespace of the job (default: the context's, else default)")
 }
 
+// scopeOptions are the flags of the commands that read the jobs of one
+// namespace, or with -A of every namespace: kubeOptions and -A.
+type scopeOptions struct {
+	kube          kubeOptions
+	AllNamespaces bool
+}
+
+// AddFlags registers kubeOptions' flags and -A, which makes the command
+// verb ("list") the jobs of every namespace.
+func (o *scopeOptions) AddFlags(fs *pflag.FlagSet, verb string) {
+	o.kube.AddFlags(fs)
+	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, verb+" the jobs of every namespace")
+}
+
+// Validate refuses -A with -n.
+func (o *scopeOptions) Validate() error {
+	if o.AllNamespaces && o.kube.Namespace != "" {
+		return fmt.Errorf("-A and -n: give one")
+	}
+	return nil
+}
+
+// namespace is ns, the namespace the kubeconfig and -n choose, or "" (every
+// namespace) under -A.
+func (o *scopeOptions) namespace(ns string) string {
+	if o.AllNamespaces {
+		return ""
+	}
+	return ns
+}
+
 // config returns the REST config and the namespace the flags choose.
 func (o *kubeOptions) config() (*rest.Config, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 const listLong = `List the jobs of a namespace (or of all, with -A) as kubectl get tfjobs
@@ -24,24 +23,7 @@ Examples:
   tfgen list -A`
 
 // listOptions are the flags of tfgen list.
-type listOptions struct {
-	kube          kubeOptions
-	AllNamespaces bool
-}
-
-// AddFlags registers the flags of tfgen list.
-func (o *listOptions) AddFlags(fs *pflag.FlagSet) {
-	o.kube.AddFlags(fs)
-	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "list the jobs of every namespace")
-}
-
-// Validate checks the flags.
-func (o *listOptions) Validate() error {
-	if o.AllNamespaces && o.kube.Namespace != "" {
-		return fmt.Errorf("-A and -n: give one")
-	}
-	return nil
-}
+type listOptions struct{ scopeOptions }
 
 func newListCmd(s Streams) *cobra.Command {
 	o := &listOptions{}
@@ -58,7 +40,7 @@ func newListCmd(s Streams) *cobra.Command {
 			return o.Run(cmd, s)
 		},
 	}
-	o.AddFlags(cmd.Flags())
+	o.AddFlags(cmd.Flags(), "list")
 	return cmd
 }
 
@@ -68,9 +50,7 @@ func (o *listOptions) Run(cmd *cobra.Command, s Streams) error {
 	if err != nil {
 		return err
 	}
-	if o.AllNamespaces {
-		ns = ""
-	}
+	ns = o.namespace(ns)
 	jobs, err := c.List(cmd.Context(), ns)
 	if err != nil {
 		return err

@@ -42,22 +42,20 @@ Examples:
 
 // metricsOptions are the flags of tfgen metrics.
 type metricsOptions struct {
-	kube          kubeOptions
-	AllNamespaces bool
-	Listen        string
+	scopeOptions
+	Listen string
 }
 
 // AddFlags registers the flags of tfgen metrics.
 func (o *metricsOptions) AddFlags(fs *pflag.FlagSet) {
-	o.kube.AddFlags(fs)
-	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "follow the jobs of every namespace")
+	o.scopeOptions.AddFlags(fs, "follow")
 	fs.StringVar(&o.Listen, "listen", ":8080", "address to serve /metrics and /healthz on")
 }
 
 // Validate checks the flags.
 func (o *metricsOptions) Validate() error {
-	if o.AllNamespaces && o.kube.Namespace != "" {
-		return fmt.Errorf("-A and -n: give one")
+	if err := o.scopeOptions.Validate(); err != nil {
+		return err
 	}
 	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
 		return fmt.Errorf("--listen %q: %w", o.Listen, err)
@@ -90,9 +88,7 @@ func (o *metricsOptions) Run(cmd *cobra.Command, s Streams) error {
 		return err
 	}
 	cfg.UserAgent = "tfgen-metrics/" + version.Version
-	if o.AllNamespaces {
-		ns = ""
-	}
+	ns = o.namespace(ns)
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return err
