@@ -1,14 +1,9 @@
 package node
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net"
-	"net/http"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,21 +12,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/test/harness"
 	"github.com/tfgen/tfgen/test/prometheus"
 )
 
-// reader is `tfgen metrics` for one namespace, run with the rights the
+// newReader starts `tfgen metrics` for namespace ns with the rights the
 // chart gives it (get, list and watch on configmaps and pods).
-type reader struct {
-	t          *testing.T
-	addr, ns   string
-	kubeconfig string
-	cmd        *exec.Cmd
-	out        bytes.Buffer
-}
-
-// newReader gives namespace ns's reader its account, and starts it.
-func (c *cluster) newReader(t *testing.T, ns string) *reader {
+func (c *cluster) newReader(t *testing.T, ns string) *harness.Metrics {
 	t.Helper()
 	ctx, cs := t.Context(), c.cp.Client()
 	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "tfgen-metrics"}}, metav1.CreateOptions{}); err != nil {
@@ -52,50 +39,7 @@ func (c *cluster) newReader(t *testing.T, ns string) *reader {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	r := &reader{t: t, addr: addr, ns: ns, kubeconfig: kc}
-	r.start()
-	t.Cleanup(func() {
-		r.stop()
-		if t.Failed() {
-			t.Logf("tfgen metrics:\n%s", r.out.String())
-		}
-	})
-	return r
-}
-
-// start runs the reader, and waits until it has listed the jobs.
-func (r *reader) start() {
-	r.t.Helper()
-	r.cmd = exec.Command(bins.tfgen.Path, "metrics", "-n", r.ns, "--listen", r.addr, "--kubeconfig", r.kubeconfig)
-	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.out
-	if err := r.cmd.Start(); err != nil {
-		r.t.Fatal(err)
-	}
-	poll(r.t, "tfgen metrics to list the jobs", func(ctx context.Context) (bool, string, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.addr+"/healthz", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return false, "", err
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, resp.Status, nil
-	})
-}
-
-// stop ends the reader with SIGTERM, as the kubelet does.
-func (r *reader) stop() {
-	if r.cmd == nil || r.cmd.Process == nil {
-		return
-	}
-	r.cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have ended
-	r.cmd.Wait()                          //nolint:errcheck // its exit on SIGTERM
-	r.cmd = nil
+	return harness.StartMetrics(t, bins.tfgen.Path, kc, ns)
 }
 
 // value is the sum of what expr gives, 0 when it gives nothing.
@@ -141,8 +85,8 @@ func TestMetricsCountEachJobOnce(t *testing.T) {
 	c := getCluster(t)
 	ns := c.namespace(t, "metrics", nil)
 	rd := c.newReader(t, ns)
-	prom := prometheus.Start(t, rd.addr)
-	prom.WaitUp(t, rd.addr)
+	prom := prometheus.Start(t, rd.Addr)
+	prom.WaitUp(t, rd.Addr)
 	specs := []jobSpec{
 		{name: "ok", replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
@@ -207,8 +151,8 @@ func TestMetricsCountEachJobOnce(t *testing.T) {
 		t.Errorf("the deleted job still has replica gauges (%v)", v)
 	}
 
-	rd.stop()
-	rd.start()
+	rd.Stop()
+	rd.Start()
 	prom.WaitScrape(t)
 	check(t, prom, "the reader restarted, the jobs it found not counted again", map[string]float64{
 		"training_operator_jobs_created_total" + sel:    0,

@@ -509,16 +509,8 @@ func TestLargeJob(t *testing.T) {
 // beyond the training time, the time from the deciding exit to every
 // training process stopped, and whether the status was exact.
 func BenchmarkLargeJob(b *testing.B) {
-	ns := os.Getenv("TFGEN_LARGE_N")
-	if ns == "" {
-		ns = "100,500,1000"
-	}
 	const train = 3 * time.Second
-	for _, f := range strings.Split(ns, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			b.Fatalf("TFGEN_LARGE_N: %q is not a count", f)
-		}
+	for _, n := range largeNs(b, "100,500,1000") {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				all := allWorkers(b, n, train, 0)
@@ -537,6 +529,25 @@ func BenchmarkLargeJob(b *testing.B) {
 			}
 		})
 	}
+}
+
+// largeNs returns the job sizes of $TFGEN_LARGE_N (comma-separated), or
+// of def when it is not set.
+func largeNs(b *testing.B, def string) []int {
+	b.Helper()
+	ns := os.Getenv("TFGEN_LARGE_N")
+	if ns == "" {
+		ns = def
+	}
+	var out []int
+	for _, f := range strings.Split(ns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("TFGEN_LARGE_N: %q is not a count", f)
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 func later(a, b time.Time) time.Time {

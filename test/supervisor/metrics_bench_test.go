@@ -1,17 +1,11 @@
 package supervisor
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,55 +16,19 @@ import (
 	"github.com/tfgen/tfgen/test/harness"
 )
 
-// metricsReader is `tfgen metrics` following a large job's namespace.
-type metricsReader struct {
-	addr string
-	cmd  *exec.Cmd
-	out  bytes.Buffer
-}
-
-// startReader runs $TFGEN_BIN/tfgen metrics for l's namespace and waits
-// until it has listed the jobs.
-func startReader(tb testing.TB, l *large) *metricsReader {
+// startReader runs $TFGEN_BIN/tfgen metrics for l's namespace.
+func startReader(tb testing.TB, l *large) *harness.Metrics {
 	tb.Helper()
 	tfgen := filepath.Join(os.Getenv("TFGEN_BIN"), "tfgen")
 	if _, err := os.Stat(tfgen); err != nil {
 		tb.Fatalf("tfgen metrics: %v (make build, and set TFGEN_BIN)", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	r := &metricsReader{addr: ln.Addr().String()}
-	ln.Close()
-	r.cmd = exec.Command(tfgen, "metrics", "-n", l.Namespace, "--listen", r.addr, "--kubeconfig", l.cp.Kubeconfig())
-	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.out
-	if err := r.cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		r.cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have ended
-		r.cmd.Wait()                          //nolint:errcheck // its exit on SIGTERM
-		if tb.Failed() {
-			tb.Logf("tfgen metrics:\n%s", r.out.String())
-		}
-	})
-	harness.Poller{Interval: 50 * time.Millisecond, Timeout: time.Minute, RetryErrors: true}.Poll(tb, "tfgen metrics to list the jobs",
-		func(ctx context.Context) (bool, string, error) {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.addr+"/healthz", nil)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return false, "", err
-			}
-			resp.Body.Close()
-			return resp.StatusCode == http.StatusOK, resp.Status, nil
-		})
-	return r
+	return harness.StartMetrics(tb, tfgen, l.cp.Kubeconfig(), l.Namespace)
 }
 
 // scrape reads the reader's metrics with Prometheus' text parser.
-func (r *metricsReader) scrape(ctx context.Context) (map[string]*dto.MetricFamily, error) {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+r.addr+"/metrics", nil)
+func scrape(ctx context.Context, m *harness.Metrics) (map[string]*dto.MetricFamily, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+m.Addr+"/metrics", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err
@@ -107,24 +65,16 @@ next:
 // own process metrics) and its requests to the API server by verb (its
 // own count): writes must be 0, and one watch of records and one of pods.
 func BenchmarkMetricsReader(b *testing.B) {
-	ns := os.Getenv("TFGEN_LARGE_N")
-	if ns == "" {
-		ns = "1000"
-	}
-	for _, f := range strings.Split(ns, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			b.Fatalf("TFGEN_LARGE_N: %q is not a count", f)
-		}
+	for _, n := range largeNs(b, "1000") {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				var r *metricsReader
+				var r *harness.Metrics
 				allWorkers(b, n, 3*time.Second, 0, func(l *large) { r = startReader(b, l) })
 				var mfs map[string]*dto.MetricFamily
 				harness.Poller{Interval: 100 * time.Millisecond, Timeout: time.Minute, RetryErrors: true}.Poll(b, "the reader to count the job",
 					func(ctx context.Context) (bool, string, error) {
 						var err error
-						if mfs, err = r.scrape(ctx); err != nil {
+						if mfs, err = scrape(ctx, r); err != nil {
 							return false, "", err
 						}
 						ok := sum(mfs, "training_operator_jobs_successful_total", nil)
