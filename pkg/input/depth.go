@@ -47,13 +47,7 @@ func deepLine(raw []byte) bool {
 	if bytes.Count(raw, []byte("["))+bytes.Count(raw, []byte("{")) < MaxDepth {
 		return false // the common case, without looking at lines
 	}
-	for len(raw) > 0 {
-		line := raw
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			line, raw = raw[:i], raw[i+1:]
-		} else {
-			raw = nil
-		}
+	for line := range bytes.Lines(raw) {
 		if bytes.Count(line, []byte("["))+bytes.Count(line, []byte("{")) >= MaxDepth {
 			return true
 		}

@@ -64,7 +64,6 @@ type jobState struct {
 type podState struct {
 	replicaType string
 	started     time.Time // the first start of a container of it
-	running     bool
 	rec         record.Replica
 	gone        bool
 }
@@ -199,7 +198,6 @@ func (r *Reader) pod(p *corev1.Pod, gone bool) {
 	}
 	ps.rec, _ = record.ReplicaFromAnnotations(p.Annotations)
 	ps.gone = gone
-	ps.running = !gone && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil
 	if t := firstStart(p); !t.IsZero() && (ps.started.IsZero() || t.Before(ps.started)) {
 		ps.started = t
 	}

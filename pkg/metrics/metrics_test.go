@@ -100,7 +100,6 @@ func pod(name, typ string, i int, started time.Time, rec *record.Replica) *corev
 		p.Annotations = rec.Annotations()
 	}
 	if !started.IsZero() {
-		p.Status.Phase = corev1.PodRunning
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "tensorflow",
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(started)}}}}
 	}

@@ -138,17 +138,17 @@ func stripManagedFields(o any) (any, error) {
 	return o, nil
 }
 
-// slimPod keeps of a pod what the reader reads (its labels, annotations,
-// deletion, phase and containers' states): a job of 1,000 replicas is
-// 1,000 pods in the cache.
+// slimPod keeps of a pod what the reader reads (its labels, annotations
+// and containers' states): a job of 1,000 replicas is 1,000 pods in the
+// cache.
 func slimPod(o any) (any, error) {
 	p, ok := o.(*corev1.Pod)
 	if !ok {
 		return o, nil
 	}
 	slim := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, UID: p.UID,
-		ResourceVersion: p.ResourceVersion, Labels: p.Labels, Annotations: p.Annotations, DeletionTimestamp: p.DeletionTimestamp},
-		Status: corev1.PodStatus{Phase: p.Status.Phase, ContainerStatuses: p.Status.ContainerStatuses}}
+		ResourceVersion: p.ResourceVersion, Labels: p.Labels, Annotations: p.Annotations},
+		Status: corev1.PodStatus{ContainerStatuses: p.Status.ContainerStatuses}}
 	for i := range slim.Status.ContainerStatuses {
 		cs := &slim.Status.ContainerStatuses[i]
 		cs.Image, cs.ImageID, cs.ContainerID, cs.VolumeMounts, cs.Resources, cs.AllocatedResources = "", "", "", nil, nil, nil
