@@ -362,7 +362,7 @@ func (kp *keeping) enforce(ctx context.Context) {
 	}
 	ts := kp.Job.Targets(kp.status)
 	if slices.Equal(ts, kp.sent) {
-		if now := kp.clock.Now(); kp.beyond(ts) && !now.Before(kp.checked.Add(driftCheck)) {
+		if now := kp.clock.Now(); len(ts) > 0 && !now.Before(kp.checked.Add(driftCheck)) && kp.beyond(ts) {
 			kp.checked = now
 			kp.enf.want(ts, true)
 		}
