@@ -102,9 +102,10 @@ func (u *usage) sample(name string) {
 	}
 	rss, named := map[types.UID]int64{}, map[types.UID]int64{}
 	namedPods := map[types.UID]bool{}
-	var namedRSS, namedPSS int64
+	var namedPids []int
+	var namedRSS int64
 	page := int64(os.Getpagesize())
-	forEachProcess(func(pid, sid int, comm string) {
+	forEachProcess(UsageInterval/2, func(pid, sid int, comm string) {
 		pod, ok := sessions[sid]
 		if !ok {
 			return
@@ -123,15 +124,26 @@ func (u *usage) sample(name string) {
 			named[pod] += pages * page
 			namedPods[pod] = true
 			namedRSS += pages * page
-			namedPSS += pss(pid)
+			namedPids = append(namedPids, pid)
 		}
 	})
 	u.mu.Lock()
-	defer u.mu.Unlock()
 	for pod, n := range rss {
 		u.peak[pod] = max(u.peak[pod], n)
 		u.peakNamed[pod] = max(u.peakNamed[pod], named[pod])
 	}
+	peak := namedRSS > u.node.rss
+	u.mu.Unlock()
+	if !peak {
+		return
+	}
+	// PSS (smaps_rollup walks a process's pages) only at a new peak.
+	var namedPSS int64
+	for _, pid := range namedPids {
+		namedPSS += pss(pid)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	if namedRSS > u.node.rss {
 		u.node.pods, u.node.rss, u.node.pss = len(namedPods), namedRSS, namedPSS
 	}
