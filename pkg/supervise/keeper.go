@@ -2,7 +2,6 @@ package supervise
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -88,15 +87,6 @@ type keeping struct {
 	savedFor int       // how many types of the teardown the logs were saved before
 	checked  time.Time // when the StatefulSets were last checked for drift
 	failed   int       // status writes failed in a row
-	elastic  elasticKeeping
-}
-
-// elasticKeeping is the state of an elastic job's resizing.
-type elasticKeeping struct {
-	neighbours Neighbourhood    // nil: the job is not elastic
-	wake       <-chan time.Time // a decision asked for
-	wakeAt     time.Time
-	failed     int // resizes failed in a row
 }
 
 // Run keeps the job until ctx ends; then it derives the status once
@@ -120,9 +110,6 @@ func (k *Keeper) Run(ctx context.Context) {
 		}()
 		defer func() { stop(); <-enforced }()
 	}
-	if k.Job.Elastic != nil {
-		kp.elastic.neighbours = k.Neighbours
-	}
 	statuses := k.Store.Watch(ctx)
 	synced := false
 	for {
@@ -139,8 +126,6 @@ func (k *Keeper) Run(ctx context.Context) {
 		case <-kp.wake:
 			kp.wake = nil
 		case <-kp.neighboursChanged():
-		case <-kp.elastic.wake:
-			kp.elastic.wake = nil
 		case <-kp.later:
 			kp.later = nil
 		case <-kp.logs.later:
@@ -175,10 +160,10 @@ func (k *Keeper) Run(ctx context.Context) {
 }
 
 // step is the keeper's reconcile, once the status is known: derive the
-// status from the replicas (once they have been read) and write it, resize
-// an elastic job, save the replicas' last words, and make the cluster match
-// the status. The last step (final, as the keeper ends) writes what it
-// derives at once and saves every word, and decides no resize.
+// status from the replicas (once they have been read) and write it, save
+// the replicas' last words, and make the cluster match the status. The
+// last step (final, as the keeper ends) writes what it derives at once,
+// saves every word, and decides no resize.
 func (kp *keeping) step(ctx context.Context, synced, final bool) {
 	if kp.status == nil {
 		return
@@ -187,7 +172,6 @@ func (kp *keeping) step(ctx context.Context, synced, final bool) {
 		kp.sync(ctx, final)
 		if !final {
 			kp.armWake()
-			kp.resize(ctx)
 		}
 		kp.logs.save(ctx, final)
 	}
@@ -222,31 +206,43 @@ func (kp *keeping) observe(obs []Observed) {
 	kp.logs.observe(obs)
 }
 
+// observation is what derive takes: the replicas as seen, and the elastic
+// pods around an elastic job, but in the last step (final), which
+// resizes nothing.
+func (kp *keeping) observation(final bool) observation {
+	o := observation{replicas: kp.replicas, gone: kp.gone, now: kp.clock.Now()}
+	if n := kp.neighbours(); n != nil && !final {
+		o.elastic = &elasticView{pods: n.Pods(), activity: n.Activity()}
+	}
+	return o
+}
+
 // sync writes the status derived from the replicas if it differs from the
-// one known: at once if it starts or ends the job, grants restarts or
-// releases replicas (or force), else no sooner than WriteInterval after
-// the last write.
+// one known: at once if it starts or ends the job, grants restarts,
+// releases replicas or resizes the job (or force), else no sooner than
+// WriteInterval after the last write.
 func (kp *keeping) sync(ctx context.Context, force bool) {
-	now := kp.clock.Now()
-	next, ch := kp.Job.derive(kp.status, kp.replicas, kp.gone, now)
+	o := kp.observation(force)
+	next, ch := kp.Job.derive(kp.status, o)
 	kp.wakeAt = ch.wake
 	if next.Equal(kp.status) {
 		return
 	}
 	interval := kp.interval()
-	if !ch.urgent() && !force && interval > 0 && now.Before(kp.last.Add(interval)) {
+	if !ch.urgent() && !force && interval > 0 && o.now.Before(kp.last.Add(interval)) {
 		if kp.later == nil {
-			kp.later = kp.clock.After(kp.last.Add(interval).Sub(now))
+			kp.later = kp.clock.After(kp.last.Add(interval).Sub(o.now))
 		}
 		return
 	}
 	var done change
+	wake := ch.wake
 	wctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	written, err := kp.Store.Update(wctx, func(s *record.Status) error {
-		n, ch := kp.Job.derive(s, kp.replicas, kp.gone, now)
+		n, ch := kp.Job.derive(s, o)
+		wake, done = ch.wake, change{}
 		if n.Equal(s) {
-			done = change{}
 			return record.ErrNoChange
 		}
 		*s, done = *n, ch
@@ -261,7 +257,7 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 		return
 	}
 	kp.failed = 0
-	kp.status, kp.gone, kp.last, kp.wakeAt = written, 0, now, done.wake
+	kp.status, kp.gone, kp.last, kp.wakeAt = written, 0, o.now, wake
 	if len(done.events) > 0 {
 		kp.Reporter.Report(Report{Events: done.events})
 	}
@@ -292,64 +288,22 @@ func (kp *keeping) armWake() {
 	}
 }
 
+// neighbours is the elastic pods of the namespace, nil when the job is
+// not elastic.
+func (kp *keeping) neighbours() Neighbourhood {
+	if kp.Job.Elastic == nil {
+		return nil
+	}
+	return kp.Neighbours
+}
+
 // neighboursChanged is the elastic pods' change notice (nil when the job
 // is not elastic).
 func (kp *keeping) neighboursChanged() <-chan struct{} {
-	if kp.elastic.neighbours == nil {
-		return nil
+	if n := kp.neighbours(); n != nil {
+		return n.Changed()
 	}
-	return kp.elastic.neighbours.Changed()
-}
-
-// resize resizes an elastic job's workers as elasticWorkers decides, by
-// writing the new layout into the status; the enforcer then sets the
-// StatefulSet, and the supervisors take it up.
-func (kp *keeping) resize(ctx context.Context) {
-	n := kp.elastic.neighbours
-	if n == nil {
-		return
-	}
-	now, pods, activity := kp.clock.Now(), n.Pods(), n.Activity()
-	to, why, wake := kp.Job.elasticWorkers(kp.status, pods, activity, now)
-	if !wake.Equal(kp.elastic.wakeAt) {
-		kp.elastic.wakeAt, kp.elastic.wake = wake, nil
-		if !wake.IsZero() {
-			kp.elastic.wake = kp.clock.After(max(wake.Sub(now), 0))
-		}
-	}
-	if why == "" {
-		return
-	}
-	from := kp.Job.at(kp.status).replicas("worker")
-	wctx, cancel := context.WithTimeout(ctx, storeTimeout)
-	defer cancel()
-	written, err := kp.Store.Update(wctx, func(s *record.Status) error {
-		m, why, _ := kp.Job.elasticWorkers(s, pods, activity, now)
-		if why == "" {
-			return record.ErrNoChange
-		}
-		if s.Layout == nil {
-			s.Layout = map[string]int32{}
-		}
-		s.Layout["worker"], to = m, m
-		s.LayoutGeneration++
-		at := record.NewTime(now)
-		s.ResizedAt = &at
-		return nil
-	})
-	if err != nil {
-		kp.elastic.failed++
-		kp.Logf("resize the job's workers: %v; trying again", err)
-		if kp.elastic.wake == nil {
-			kp.elastic.wake = kp.clock.After(kube.DefaultRetry.Delay(kp.elastic.failed, err))
-		}
-		return
-	}
-	kp.elastic.failed = 0
-	kp.status = written
-	note := fmt.Sprintf("workers %d -> %d: %s", from, to, why)
-	kp.Logf("elastic: %s", note)
-	kp.Reporter.Report(Report{Events: []Event{{Type: "Normal", Reason: ReasonElasticResize, Action: "Resize", Note: note}}})
+	return nil
 }
 
 // enforce hands the enforcer the targets of the status as known (a
