@@ -77,16 +77,16 @@ type keeping struct {
 	seen     map[string]Observed // by replica, for the pods that go away
 	gone     int32               // their restarts, not yet written
 	last     time.Time           // of the last write
-	later    <-chan time.Time    // a write put off
-	wake     <-chan time.Time    // a derivation asked for
-	wakeAt   time.Time           // when, by the last derivation
-	armed    time.Time           // when wake fires
+	failed   int                 // status writes failed in a row
+	wakeAt   time.Time           // a derivation asked for (change.wake)
+	writeAt  time.Time           // a write put off, or tried again
+	timer    <-chan time.Time    // the one wake-up, at armed
+	armed    time.Time
 	logs     logKeeping
 	enf      *enforcer // nil without a Scaler
 	sent     []Target  // the targets last handed to enf
 	savedFor int       // how many types of the teardown the logs were saved before
 	checked  time.Time // when the StatefulSets were last checked for drift
-	failed   int       // status writes failed in a row
 }
 
 // Run keeps the job until ctx ends; then it derives the status once
@@ -123,13 +123,9 @@ func (k *Keeper) Run(ctx context.Context) {
 		case <-k.Replicas.Changed():
 			kp.observe(k.Replicas.Replicas())
 			synced = true
-		case <-kp.wake:
-			kp.wake = nil
 		case <-kp.neighboursChanged():
-		case <-kp.later:
-			kp.later = nil
-		case <-kp.logs.later:
-			kp.logs.later = nil
+		case <-kp.timer:
+			kp.timer = nil
 		case r := <-kp.logs.inflight:
 			kp.logs.landed(r)
 		case <-ctx.Done():
@@ -161,21 +157,39 @@ func (k *Keeper) Run(ctx context.Context) {
 
 // step is the keeper's reconcile, once the status is known: derive the
 // status from the replicas (once they have been read) and write it, save
-// the replicas' last words, and make the cluster match the status. The
-// last step (final, as the keeper ends) writes what it derives at once,
-// saves every word, and decides no resize.
+// the replicas' last words, make the cluster match the status, and arm
+// the one timer for the earliest time any of them asked for. The last
+// step (final, as the keeper ends) writes what it derives at once, saves
+// every word, and decides no resize.
 func (kp *keeping) step(ctx context.Context, synced, final bool) {
-	if kp.status == nil {
-		return
-	}
-	if synced {
-		kp.sync(ctx, final)
-		if !final {
-			kp.armWake()
+	if kp.status != nil {
+		if synced {
+			kp.sync(ctx, final)
+			kp.logs.save(ctx, final)
 		}
-		kp.logs.save(ctx, final)
+		kp.enforce(ctx)
 	}
-	kp.enforce(ctx)
+	if !final {
+		kp.arm()
+	}
+}
+
+// arm sets the one timer to the earliest time a derivation asked for (a
+// deadline, a grace, an elastic decision), a write or a save of the logs
+// was put off to, or is to be tried again at; none: no timer.
+func (kp *keeping) arm() {
+	at := time.Time{}
+	for _, t := range []time.Time{kp.wakeAt, kp.writeAt, kp.logs.next()} {
+		if !t.IsZero() && (at.IsZero() || t.Before(at)) {
+			at = t
+		}
+	}
+	switch {
+	case at.IsZero():
+		kp.timer = nil
+	case kp.timer == nil || !at.Equal(kp.armed):
+		kp.armed, kp.timer = at, kp.clock.After(max(at.Sub(kp.clock.Now()), 0))
+	}
 }
 
 // observe takes the replicas as now seen; the restarts of pods that went
@@ -224,15 +238,13 @@ func (kp *keeping) observation(final bool) observation {
 func (kp *keeping) sync(ctx context.Context, force bool) {
 	o := kp.observation(force)
 	next, ch := kp.Job.derive(kp.status, o)
-	kp.wakeAt = ch.wake
+	kp.wakeAt, kp.writeAt = ch.wake, time.Time{}
 	if next.Equal(kp.status) {
 		return
 	}
 	interval := kp.interval()
 	if !ch.urgent() && !force && interval > 0 && o.now.Before(kp.last.Add(interval)) {
-		if kp.later == nil {
-			kp.later = kp.clock.After(kp.last.Add(interval).Sub(o.now))
-		}
+		kp.writeAt = kp.last.Add(interval)
 		return
 	}
 	var done change
@@ -251,9 +263,7 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 	if err != nil {
 		kp.failed++
 		kp.Logf("write the job's status: %v; trying again", err)
-		if kp.later == nil {
-			kp.later = kp.clock.After(max(interval, kube.DefaultRetry.Delay(kp.failed, err)))
-		}
+		kp.writeAt = kp.clock.Now().Add(max(interval, kube.DefaultRetry.Delay(kp.failed, err)))
 		return
 	}
 	kp.failed = 0
@@ -272,20 +282,6 @@ func (k *Keeper) interval() time.Duration {
 		return max(DefaultWriteInterval, time.Second*time.Duration(k.Job.total())/StatusFanOut)
 	}
 	return k.WriteInterval
-}
-
-// armWake sets the timer to the next time the status may change with
-// nothing else changing, as the last derivation said.
-func (kp *keeping) armWake() {
-	at := kp.wakeAt
-	if at.IsZero() {
-		kp.wake = nil
-		return
-	}
-	if kp.wake == nil || !at.Equal(kp.armed) {
-		kp.armed = at
-		kp.wake = kp.clock.After(max(at.Sub(kp.clock.Now()), 0))
-	}
 }
 
 // neighbours is the elastic pods of the namespace, nil when the job is
