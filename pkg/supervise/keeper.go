@@ -89,9 +89,9 @@ type keeping struct {
 	checked  time.Time // when the StatefulSets were last checked for drift
 }
 
-// Run keeps the job until ctx ends; then it derives the status once
-// more from the replicas as last seen, writes it if it changed, delivers
-// its reports, and sets the targets not yet met (flushTimeout at most).
+// Run keeps the job until ctx ends; then it takes one last step with the
+// replicas as last seen (writing what it derives at once, flushTimeout at
+// most), delivers its reports, and sets the targets not yet met.
 func (k *Keeper) Run(ctx context.Context) {
 	kp := &keeping{Keeper: k, clock: k.Clock, seen: map[string]Observed{}}
 	if kp.clock == nil {
@@ -111,8 +111,9 @@ func (k *Keeper) Run(ctx context.Context) {
 		defer func() { stop(); <-enforced }()
 	}
 	statuses := k.Store.Watch(ctx)
-	synced := false
-	for {
+	synced, final := false, false
+	for !final {
+		sctx := ctx
 		select {
 		case s, ok := <-statuses:
 			if !ok {
@@ -129,30 +130,37 @@ func (k *Keeper) Run(ctx context.Context) {
 		case r := <-kp.logs.inflight:
 			kp.logs.landed(r)
 		case <-ctx.Done():
-			// The last step, with what was seen last: select chose the end
-			// at random among what was ready, so the replicas' change and
-			// the status that came with it count.
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
-			select {
-			case <-k.Replicas.Changed():
-				synced = true
-			default:
-			}
-			if synced {
-				kp.observe(k.Replicas.Replicas())
-				if kp.status == nil {
-					if s, err := k.Store.Get(fctx); err == nil {
-						kp.status = s
-					}
-				}
-			}
-			kp.step(fctx, synced, true)
-			cancel()
-			kp.flush(ctx)
-			return
+			// The last step, under a context of its own.
+			final = true
+			var cancel context.CancelFunc
+			sctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+			defer cancel()
+			synced = kp.lastLook(sctx, synced)
 		}
-		kp.step(ctx, synced, false)
+		kp.step(sctx, synced, final)
 	}
+	kp.flush(ctx)
+}
+
+// lastLook takes, as the keeper ends, what came with the end: select
+// chose it at random among what was ready, so a change of the replicas
+// counts, and the status is read if it never came. It returns whether
+// the replicas have been read.
+func (kp *keeping) lastLook(ctx context.Context, synced bool) bool {
+	select {
+	case <-kp.Replicas.Changed():
+		synced = true
+	default:
+	}
+	if synced {
+		kp.observe(kp.Replicas.Replicas())
+		if kp.status == nil {
+			if s, err := kp.Store.Get(ctx); err == nil {
+				kp.status = s
+			}
+		}
+	}
+	return synced
 }
 
 // step is the keeper's reconcile, once the status is known: derive the
