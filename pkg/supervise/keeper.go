@@ -31,11 +31,13 @@ const flushTimeout = 10 * time.Second
 
 // Keeper keeps a job: it is the one writer of the job's status and the
 // one actor on the job's objects. It follows every replica's record on
-// its pod (Replicas) and the job's status (Store), derives the status
-// from them (Job.derive) whenever either changes or a time derive asked
-// for comes, and writes it when it differs; and it makes the cluster
-// match the status as written (Job.Targets, enforced by Scaler): at its
-// start, at every change, and again until the API server takes it.
+// its pod (Replicas), the job's status (Store) and, for an elastic job,
+// the elastic pods of its namespace (Neighbours); it derives the status
+// from them (Job.derive, resizes included) whenever one changes or a
+// time derive asked for comes, and writes it when it differs; and it
+// makes the cluster match the status as written (Job.Targets, enforced
+// by Scaler): at its start, at every change, and again until the API
+// server takes it.
 // Every fact it decides or acts from lives on the pods and in the
 // status, so a keeper that restarts picks up where the last one was,
 // mid-teardown included. A job has one keeper, in the supervisor of
