@@ -23,6 +23,8 @@ type change struct {
 	granted int
 	// released: replica types released.
 	released bool
+	// resized: the job's workers resized (elastic.go).
+	resized bool
 	// events about the job, to emit once the status is written.
 	events []Event
 	// notes for the keeper's log, once the status is written.
@@ -37,17 +39,39 @@ func (c *change) wakeBy(t time.Time) {
 }
 
 // urgent reports whether the status must be written at once: it starts
-// or ends the job, lets replicas restart, or releases replicas.
-func (c change) urgent() bool { return c.started || c.ended || c.granted > 0 || c.released }
+// or ends the job, lets replicas restart, releases replicas, or resizes
+// the job.
+func (c change) urgent() bool {
+	return c.started || c.ended || c.granted > 0 || c.released || c.resized
+}
 
-// derive returns the job's status as the replicas obs make it, starting
-// from s (which it does not modify), at now, with gone restarts of pods
-// that went away since s was written. It is the keeper's one decision,
+// observation is what derive derives the job's status from, besides the
+// status itself.
+type observation struct {
+	// replicas as seen, one per pod.
+	replicas []Observed
+	// gone: restarts of pods that went away since the status was written.
+	gone int32
+	// elastic: the elastic pods of the namespace, for an elastic job to
+	// resize by; nil resizes nothing.
+	elastic *elasticView
+	now     time.Time
+}
+
+// elasticView is the elastic pods of the namespace as last seen, and when
+// one last came or went.
+type elasticView struct {
+	pods     []ElasticPod
+	activity time.Time
+}
+
+// derive returns the job's status as observation o makes it, starting
+// from s (which it does not modify). It is the keeper's one decision,
 // level-triggered: the same inputs give the same status, so it can run
 // again from scratch after the keeper restarts. Each policy has a file
 // of its own: backofflimit.go, success.go, cleanpod.go, evaluator.go,
-// deadline.go, ttl.go and replicacounts.go; TestDerive covers them rule
-// by rule.
+// deadline.go, ttl.go, replicacounts.go and elastic.go; TestDerive
+// covers them rule by rule.
 //
 // The job's counts are its layout's as resized (Job.at). An ended job's
 // status changes only by what its end set going: the
@@ -59,8 +83,10 @@ func (c change) urgent() bool { return c.started || c.ended || c.granted > 0 || 
 // asking to restart gets a grant while the count is below the limit (in
 // type and index order, so that a mass failure is cut exactly at the
 // limit) and the first one past it fails the job; then success by the
-// success policy, a failed replica, or the active deadline ends the job.
-func (j *Job) derive(s *record.Status, obs []Observed, gone int32, now time.Time) (*record.Status, change) {
+// success policy, a failed replica, or the active deadline ends the job;
+// last, an elastic job that goes on may be resized (Job.resize).
+func (j *Job) derive(s *record.Status, o observation) (*record.Status, change) {
+	obs, gone, now := o.replicas, o.gone, o.now
 	j = j.at(s)
 	n := s.DeepCopy()
 	var ch change
@@ -101,6 +127,7 @@ func (j *Job) derive(s *record.Status, obs []Observed, gone int32, now time.Time
 		j.graceEvaluator(n, obs, now, &ch)
 		j.release(n, obs, now, &ch)
 	}
+	j.resize(n, o.elastic, now, &ch)
 	return n, ch
 }
 

@@ -179,9 +179,9 @@ func TestDerive(t *testing.T) {
 			}
 			s := &record.Status{}
 			if tt.before != "" {
-				s, _ = j.derive(s, observed(t, tt.before), 0, t0)
+				s, _ = j.derive(s, observation{replicas: observed(t, tt.before), now: t0})
 			}
-			got, ch := j.derive(s, observed(t, tt.obs), tt.gone, t0.Add(tt.at))
+			got, ch := j.derive(s, observation{replicas: observed(t, tt.obs), gone: tt.gone, now: t0.Add(tt.at)})
 			if diff := cmp.Diff(tt.want, summarize(got, ch)); diff != "" {
 				t.Errorf("derived (-want +got):\n%s", diff)
 			}

@@ -13,7 +13,9 @@
 //     replica (Job.Keeper): it follows every replica's record, derives
 //     the job's status from them (derive.go, one file per policy:
 //     backofflimit.go, success.go, cleanpod.go, evaluator.go, deadline.go,
-//     replicacounts.go) and writes it, the only writer; then it makes the
+//     replicacounts.go, and elastic.go, which resizes an elastic job by
+//     the elastic pods of its namespace) and writes it, the only writer,
+//     woken by one timer when a rule asks to look again; then it makes the
 //     cluster match the status as written (enforce.go: every released
 //     type's StatefulSet at zero, its own last, and finished replicas'
 //     pods given back from the top), at its start, at every change, and

@@ -156,6 +156,36 @@ func (j *Job) elasticWorkers(s *record.Status, pods []ElasticPod, activity, now 
 	return n + 1, fmt.Sprintf("no elastic pod of the namespace came or went for %v", elasticQuiet), wake
 }
 
+// resize resizes elastic job j's workers in status n as elasticWorkers
+// decides by the elastic pods v (nil: none seen) at now: a new layout,
+// counted by LayoutGeneration and stamped ResizedAt, which the enforcer
+// sets on the StatefulSet and the supervisors take up. The decision's
+// wake joins ch's.
+func (j *Job) resize(n *record.Status, v *elasticView, now time.Time, ch *change) {
+	if v == nil || j.Elastic == nil {
+		return
+	}
+	from := j.at(n).replicas("worker")
+	to, why, wake := j.elasticWorkers(n, v.pods, v.activity, now)
+	if !wake.IsZero() {
+		ch.wakeBy(wake)
+	}
+	if why == "" {
+		return
+	}
+	if n.Layout == nil {
+		n.Layout = map[string]int32{}
+	}
+	n.Layout["worker"] = to
+	n.LayoutGeneration++
+	at := record.NewTime(now)
+	n.ResizedAt = &at
+	note := fmt.Sprintf("workers %d -> %d: %s", from, to, why)
+	ch.resized = true
+	ch.events = append(ch.events, Event{Type: "Normal", Reason: ReasonElasticResize, Action: "Resize", Note: note})
+	ch.notes = append(ch.notes, "elastic: "+note)
+}
+
 // giver returns the elastic job that gives way to a waiting one: of the
 // jobs not waiting themselves, the one with the most workers above its
 // minimum, by name on a tie; "" if none has any.

@@ -1,8 +1,11 @@
 package supervise
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfgen/tfgen/pkg/cluster"
 	"github.com/tfgen/tfgen/pkg/record"
@@ -73,6 +76,54 @@ func TestElasticWorkers(t *testing.T) {
 			n, why, wake := j.elasticWorkers(tc.status, tc.pods, tc.activity, now)
 			if n != tc.want || (why != "") != tc.changes || !wake.Equal(tc.wake) {
 				t.Errorf("elasticWorkers = %d (%q), wake %v; want %d, a change %v, wake %v", n, why, wake, tc.want, tc.changes, tc.wake)
+			}
+		})
+	}
+}
+
+// TestDeriveResizes: an elastic job's resize is part of the derivation:
+// the layout, its generation and the time written with the rest, urgent,
+// with its event and log line; the decision's wake is the derivation's;
+// without the elastic pods (the keeper's last step) nothing is resized.
+func TestDeriveResizes(t *testing.T) {
+	j := &Job{Name: "a", Layout: &cluster.Layout{Job: "a", Roles: []cluster.Role{{Type: "worker", Replicas: 4, Port: 2222}}},
+		Elastic: &Elastic{Min: 1, Max: 4}, CleanPodPolicy: CleanRunning}
+	running := observed(t, "worker-0=Running worker-1=Running")
+	s, _ := j.derive(&record.Status{Layout: map[string]int32{"worker": 2}}, observation{replicas: running, now: t0})
+	now := t0.Add(10 * time.Minute)
+	pods := []ElasticPod{{Job: "a", Ref: Ref{Type: "worker"}, Min: 1, Scheduled: true, Since: t0},
+		{Job: "a", Ref: Ref{Type: "worker", Index: 1}, Min: 1, Scheduled: true, Since: t0}}
+	for _, tc := range []struct {
+		name     string
+		elastic  *elasticView
+		workers  int32
+		wake     time.Time
+		resized  bool
+		wantNote string
+	}{
+		{name: "quiet: grows, at once", elastic: &elasticView{pods: pods, activity: t0}, workers: 3, resized: true,
+			wantNote: "workers 2 -> 3: no elastic pod of the namespace came or went for 1m0s"},
+		{name: "a pod came 20 s ago: wakes 40 s later", elastic: &elasticView{pods: pods, activity: now.Add(-20 * time.Second)},
+			workers: 2, wake: now.Add(40 * time.Second)},
+		{name: "the last step: no resize", workers: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, ch := j.derive(s, observation{replicas: running, elastic: tc.elastic, now: now})
+			if got := n.Layout["worker"]; got != tc.workers || ch.urgent() != tc.resized || !ch.wake.Equal(tc.wake) {
+				t.Errorf("workers %d, urgent %v, wake %v; want %d, %v, %v", got, ch.urgent(), ch.wake, tc.workers, tc.resized, tc.wake)
+			}
+			if !tc.resized {
+				if n.LayoutGeneration != s.LayoutGeneration || len(ch.events) != 0 {
+					t.Errorf("generation %d, events %+v: want %d, none", n.LayoutGeneration, ch.events, s.LayoutGeneration)
+				}
+				return
+			}
+			if n.LayoutGeneration != s.LayoutGeneration+1 || n.ResizedAt == nil || !n.ResizedAt.Time.Equal(now) {
+				t.Errorf("generation %d, resized at %v: want %d, %v", n.LayoutGeneration, n.ResizedAt, s.LayoutGeneration+1, now)
+			}
+			want := []Event{{Type: "Normal", Reason: ReasonElasticResize, Action: "Resize", Note: tc.wantNote}}
+			if diff := cmp.Diff(want, ch.events); diff != "" || !slices.Equal(ch.notes, []string{"elastic: " + tc.wantNote}) {
+				t.Errorf("events (-want +got):\n%s\nnotes %q", diff, ch.notes)
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package supervise
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -32,11 +31,13 @@ const flushTimeout = 10 * time.Second
 
 // Keeper keeps a job: it is the one writer of the job's status and the
 // one actor on the job's objects. It follows every replica's record on
-// its pod (Replicas) and the job's status (Store), derives the status
-// from them (Job.derive) whenever either changes or a time derive asked
-// for comes, and writes it when it differs; and it makes the cluster
-// match the status as written (Job.Targets, enforced by Scaler): at its
-// start, at every change, and again until the API server takes it.
+// its pod (Replicas), the job's status (Store) and, for an elastic job,
+// the elastic pods of its namespace (Neighbours); it derives the status
+// from them (Job.derive, resizes included) whenever one changes or a
+// time derive asked for comes, and writes it when it differs; and it
+// makes the cluster match the status as written (Job.Targets, enforced
+// by Scaler): at its start, at every change, and again until the API
+// server takes it.
 // Every fact it decides or acts from lives on the pods and in the
 // status, so a keeper that restarts picks up where the last one was,
 // mid-teardown included. A job has one keeper, in the supervisor of
@@ -78,30 +79,21 @@ type keeping struct {
 	seen     map[string]Observed // by replica, for the pods that go away
 	gone     int32               // their restarts, not yet written
 	last     time.Time           // of the last write
-	later    <-chan time.Time    // a write put off
-	wake     <-chan time.Time    // a derivation asked for
-	wakeAt   time.Time           // when, by the last derivation
-	armed    time.Time           // when wake fires
+	failed   int                 // status writes failed in a row
+	wakeAt   time.Time           // a derivation asked for (change.wake)
+	writeAt  time.Time           // a write put off, or tried again
+	timer    <-chan time.Time    // the one wake-up, at armed
+	armed    time.Time
 	logs     logKeeping
 	enf      *enforcer // nil without a Scaler
 	sent     []Target  // the targets last handed to enf
 	savedFor int       // how many types of the teardown the logs were saved before
 	checked  time.Time // when the StatefulSets were last checked for drift
-	failed   int       // status writes failed in a row
-	elastic  elasticKeeping
 }
 
-// elasticKeeping is the state of an elastic job's resizing.
-type elasticKeeping struct {
-	neighbours Neighbourhood    // nil: the job is not elastic
-	wake       <-chan time.Time // a decision asked for
-	wakeAt     time.Time
-	failed     int // resizes failed in a row
-}
-
-// Run keeps the job until ctx ends; then it derives the status once
-// more from the replicas as last seen, writes it if it changed, delivers
-// its reports, and sets the targets not yet met (flushTimeout at most).
+// Run keeps the job until ctx ends; then it takes one last step with the
+// replicas as last seen (writing what it derives at once, flushTimeout at
+// most), delivers its reports, and sets the targets not yet met.
 func (k *Keeper) Run(ctx context.Context) {
 	kp := &keeping{Keeper: k, clock: k.Clock, seen: map[string]Observed{}}
 	if kp.clock == nil {
@@ -120,12 +112,10 @@ func (k *Keeper) Run(ctx context.Context) {
 		}()
 		defer func() { stop(); <-enforced }()
 	}
-	if k.Job.Elastic != nil {
-		kp.elastic.neighbours = k.Neighbours
-	}
 	statuses := k.Store.Watch(ctx)
-	synced := false
-	for {
+	synced, final := false, false
+	for !final {
+		sctx := ctx
 		select {
 		case s, ok := <-statuses:
 			if !ok {
@@ -136,62 +126,80 @@ func (k *Keeper) Run(ctx context.Context) {
 		case <-k.Replicas.Changed():
 			kp.observe(k.Replicas.Replicas())
 			synced = true
-		case <-kp.wake:
-			kp.wake = nil
 		case <-kp.neighboursChanged():
-		case <-kp.elastic.wake:
-			kp.elastic.wake = nil
-		case <-kp.later:
-			kp.later = nil
-		case <-kp.logs.later:
-			kp.logs.later = nil
+		case <-kp.timer:
+			kp.timer = nil
 		case r := <-kp.logs.inflight:
 			kp.logs.landed(r)
 		case <-ctx.Done():
-			// The last step, with what was seen last: select chose the end
-			// at random among what was ready, so the replicas' change and
-			// the status that came with it count.
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
-			select {
-			case <-k.Replicas.Changed():
-				synced = true
-			default:
-			}
-			if synced {
-				kp.observe(k.Replicas.Replicas())
-				if kp.status == nil {
-					if s, err := k.Store.Get(fctx); err == nil {
-						kp.status = s
-					}
-				}
-			}
-			kp.step(fctx, synced, true)
-			cancel()
-			kp.flush(ctx)
-			return
+			// The last step, under a context of its own.
+			final = true
+			var cancel context.CancelFunc
+			sctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+			defer cancel()
+			synced = kp.lastLook(sctx, synced)
 		}
-		kp.step(ctx, synced, false)
+		kp.step(sctx, synced, final)
 	}
+	kp.flush(ctx)
+}
+
+// lastLook takes, as the keeper ends, what came with the end: select
+// chose it at random among what was ready, so a change of the replicas
+// counts, and the status is read if it never came. It returns whether
+// the replicas have been read.
+func (kp *keeping) lastLook(ctx context.Context, synced bool) bool {
+	select {
+	case <-kp.Replicas.Changed():
+		synced = true
+	default:
+	}
+	if synced {
+		kp.observe(kp.Replicas.Replicas())
+		if kp.status == nil {
+			if s, err := kp.Store.Get(ctx); err == nil {
+				kp.status = s
+			}
+		}
+	}
+	return synced
 }
 
 // step is the keeper's reconcile, once the status is known: derive the
-// status from the replicas (once they have been read) and write it, resize
-// an elastic job, save the replicas' last words, and make the cluster match
-// the status. The last step (final, as the keeper ends) writes what it
-// derives at once and saves every word, and decides no resize.
+// status from the replicas (once they have been read) and write it, save
+// the replicas' last words, make the cluster match the status, and arm
+// the one timer for the earliest time any of them asked for. The last
+// step (final, as the keeper ends) writes what it derives at once, saves
+// every word, and decides no resize.
 func (kp *keeping) step(ctx context.Context, synced, final bool) {
-	if kp.status == nil {
-		return
-	}
-	if synced {
-		kp.sync(ctx, final)
-		if !final {
-			kp.armWake()
-			kp.resize(ctx)
+	if kp.status != nil {
+		if synced {
+			kp.sync(ctx, final)
+			kp.logs.save(ctx, final)
 		}
-		kp.logs.save(ctx, final)
+		kp.enforce(ctx)
 	}
-	kp.enforce(ctx)
+	if !final {
+		kp.arm()
+	}
+}
+
+// arm sets the one timer to the earliest time a derivation asked for (a
+// deadline, a grace, an elastic decision), a write or a save of the logs
+// was put off to, or is to be tried again at; none: no timer.
+func (kp *keeping) arm() {
+	at := time.Time{}
+	for _, t := range []time.Time{kp.wakeAt, kp.writeAt, kp.logs.next()} {
+		if !t.IsZero() && (at.IsZero() || t.Before(at)) {
+			at = t
+		}
+	}
+	switch {
+	case at.IsZero():
+		kp.timer = nil
+	case kp.timer == nil || !at.Equal(kp.armed):
+		kp.armed, kp.timer = at, kp.clock.After(max(at.Sub(kp.clock.Now()), 0))
+	}
 }
 
 // observe takes the replicas as now seen; the restarts of pods that went
@@ -222,31 +230,41 @@ func (kp *keeping) observe(obs []Observed) {
 	kp.logs.observe(obs)
 }
 
+// observation is what derive takes: the replicas as seen, and the elastic
+// pods around an elastic job, but in the last step (final), which
+// resizes nothing.
+func (kp *keeping) observation(final bool) observation {
+	o := observation{replicas: kp.replicas, gone: kp.gone, now: kp.clock.Now()}
+	if n := kp.neighbours(); n != nil && !final {
+		o.elastic = &elasticView{pods: n.Pods(), activity: n.Activity()}
+	}
+	return o
+}
+
 // sync writes the status derived from the replicas if it differs from the
-// one known: at once if it starts or ends the job, grants restarts or
-// releases replicas (or force), else no sooner than WriteInterval after
-// the last write.
+// one known: at once if it starts or ends the job, grants restarts,
+// releases replicas or resizes the job (or force), else no sooner than
+// WriteInterval after the last write.
 func (kp *keeping) sync(ctx context.Context, force bool) {
-	now := kp.clock.Now()
-	next, ch := kp.Job.derive(kp.status, kp.replicas, kp.gone, now)
-	kp.wakeAt = ch.wake
+	o := kp.observation(force)
+	next, ch := kp.Job.derive(kp.status, o)
+	kp.wakeAt, kp.writeAt = ch.wake, time.Time{}
 	if next.Equal(kp.status) {
 		return
 	}
 	interval := kp.interval()
-	if !ch.urgent() && !force && interval > 0 && now.Before(kp.last.Add(interval)) {
-		if kp.later == nil {
-			kp.later = kp.clock.After(kp.last.Add(interval).Sub(now))
-		}
+	if !ch.urgent() && !force && interval > 0 && o.now.Before(kp.last.Add(interval)) {
+		kp.writeAt = kp.last.Add(interval)
 		return
 	}
 	var done change
+	wake := ch.wake
 	wctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	written, err := kp.Store.Update(wctx, func(s *record.Status) error {
-		n, ch := kp.Job.derive(s, kp.replicas, kp.gone, now)
+		n, ch := kp.Job.derive(s, o)
+		wake, done = ch.wake, change{}
 		if n.Equal(s) {
-			done = change{}
 			return record.ErrNoChange
 		}
 		*s, done = *n, ch
@@ -255,13 +273,11 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 	if err != nil {
 		kp.failed++
 		kp.Logf("write the job's status: %v; trying again", err)
-		if kp.later == nil {
-			kp.later = kp.clock.After(max(interval, kube.DefaultRetry.Delay(kp.failed, err)))
-		}
+		kp.writeAt = kp.clock.Now().Add(max(interval, kube.DefaultRetry.Delay(kp.failed, err)))
 		return
 	}
 	kp.failed = 0
-	kp.status, kp.gone, kp.last, kp.wakeAt = written, 0, now, done.wake
+	kp.status, kp.gone, kp.last, kp.wakeAt = written, 0, o.now, wake
 	if len(done.events) > 0 {
 		kp.Reporter.Report(Report{Events: done.events})
 	}
@@ -278,78 +294,22 @@ func (k *Keeper) interval() time.Duration {
 	return k.WriteInterval
 }
 
-// armWake sets the timer to the next time the status may change with
-// nothing else changing, as the last derivation said.
-func (kp *keeping) armWake() {
-	at := kp.wakeAt
-	if at.IsZero() {
-		kp.wake = nil
-		return
+// neighbours is the elastic pods of the namespace, nil when the job is
+// not elastic.
+func (kp *keeping) neighbours() Neighbourhood {
+	if kp.Job.Elastic == nil {
+		return nil
 	}
-	if kp.wake == nil || !at.Equal(kp.armed) {
-		kp.armed = at
-		kp.wake = kp.clock.After(max(at.Sub(kp.clock.Now()), 0))
-	}
+	return kp.Neighbours
 }
 
 // neighboursChanged is the elastic pods' change notice (nil when the job
 // is not elastic).
 func (kp *keeping) neighboursChanged() <-chan struct{} {
-	if kp.elastic.neighbours == nil {
-		return nil
+	if n := kp.neighbours(); n != nil {
+		return n.Changed()
 	}
-	return kp.elastic.neighbours.Changed()
-}
-
-// resize resizes an elastic job's workers as elasticWorkers decides, by
-// writing the new layout into the status; the enforcer then sets the
-// StatefulSet, and the supervisors take it up.
-func (kp *keeping) resize(ctx context.Context) {
-	n := kp.elastic.neighbours
-	if n == nil {
-		return
-	}
-	now, pods, activity := kp.clock.Now(), n.Pods(), n.Activity()
-	to, why, wake := kp.Job.elasticWorkers(kp.status, pods, activity, now)
-	if !wake.Equal(kp.elastic.wakeAt) {
-		kp.elastic.wakeAt, kp.elastic.wake = wake, nil
-		if !wake.IsZero() {
-			kp.elastic.wake = kp.clock.After(max(wake.Sub(now), 0))
-		}
-	}
-	if why == "" {
-		return
-	}
-	from := kp.Job.at(kp.status).replicas("worker")
-	wctx, cancel := context.WithTimeout(ctx, storeTimeout)
-	defer cancel()
-	written, err := kp.Store.Update(wctx, func(s *record.Status) error {
-		m, why, _ := kp.Job.elasticWorkers(s, pods, activity, now)
-		if why == "" {
-			return record.ErrNoChange
-		}
-		if s.Layout == nil {
-			s.Layout = map[string]int32{}
-		}
-		s.Layout["worker"], to = m, m
-		s.LayoutGeneration++
-		at := record.NewTime(now)
-		s.ResizedAt = &at
-		return nil
-	})
-	if err != nil {
-		kp.elastic.failed++
-		kp.Logf("resize the job's workers: %v; trying again", err)
-		if kp.elastic.wake == nil {
-			kp.elastic.wake = kp.clock.After(kube.DefaultRetry.Delay(kp.elastic.failed, err))
-		}
-		return
-	}
-	kp.elastic.failed = 0
-	kp.status = written
-	note := fmt.Sprintf("workers %d -> %d: %s", from, to, why)
-	kp.Logf("elastic: %s", note)
-	kp.Reporter.Report(Report{Events: []Event{{Type: "Normal", Reason: ReasonElasticResize, Action: "Resize", Note: note}}})
+	return nil
 }
 
 // enforce hands the enforcer the targets of the status as known (a

@@ -25,7 +25,7 @@ type logKeeping struct {
 	version  int                 // of tails, raised by each change
 	saved    int                 // the version the last save that landed had
 	lastSave time.Time
-	later    <-chan time.Time // a save put off
+	at       time.Time        // when a save put off, or tried again, is due
 	inflight <-chan savedLogs // the save under way, if any
 	broken   bool             // the store refused for good: saving stopped
 }
@@ -57,13 +57,16 @@ func (l *logKeeping) observe(obs []Observed) {
 }
 
 // save starts a save of the tails if they changed since the last that
-// landed, no sooner than interval after the last one started. With force
-// (the job's pods are about to go) it starts one at once and waits for
-// it, flushTimeout at most: the tails matter less than stopping the job's
-// replicas on time.
+// landed, no sooner than interval after the last one started (else it
+// puts it off, till next). With force (the job's pods are about to go) it
+// starts one at once and waits for it, flushTimeout at most: the tails
+// matter less than stopping the job's replicas on time.
 func (l *logKeeping) save(ctx context.Context, force bool) {
 	if !l.keeping() {
 		return
+	}
+	if !l.clock.Now().Before(l.at) {
+		l.at = time.Time{} // due: this is the look it asked for
 	}
 	var wait <-chan time.Time
 	if force {
@@ -79,9 +82,7 @@ func (l *logKeeping) save(ctx context.Context, force bool) {
 	}
 	now := l.clock.Now()
 	if !force && l.interval > 0 && now.Before(l.lastSave.Add(l.interval)) {
-		if l.later == nil {
-			l.later = l.clock.After(l.lastSave.Add(l.interval).Sub(now))
-		}
+		l.at = later(l.at, l.lastSave.Add(l.interval)) // a retry asked for stands
 		return
 	}
 	data, version := l.snapshot(), l.version
@@ -91,7 +92,7 @@ func (l *logKeeping) save(ctx context.Context, force bool) {
 		defer cancel()
 		done <- savedLogs{version: version, err: l.store.Save(sctx, data)}
 	}()
-	l.inflight, l.lastSave = done, now
+	l.inflight, l.lastSave, l.at = done, now, time.Time{}
 	if force {
 		l.await(wait)
 	}
@@ -130,10 +131,19 @@ func (l *logKeeping) finished(r savedLogs) {
 		l.broken = true
 	default:
 		l.logf("%v; trying again", r.err)
-		if l.later == nil {
-			l.later = l.clock.After(max(l.interval, time.Second))
+		if l.at.IsZero() {
+			l.at = l.clock.Now().Add(max(l.interval, time.Second))
 		}
 	}
+}
+
+// next returns when the saving asks to be looked at again though nothing
+// else changes (a save put off, or tried again); zero if never.
+func (l *logKeeping) next() time.Time {
+	if !l.keeping() {
+		return time.Time{}
+	}
+	return l.at
 }
 
 // snapshot is what a save writes: the tails of at most MaxLogTails
