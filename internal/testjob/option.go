@@ -25,6 +25,9 @@ func Command(command ...string) Option {
 	return Container(func(c *corev1.Container) { c.Command = command })
 }
 
+// Shell sets the training container's command to sh -c script.
+func Shell(script string) Option { return Command("sh", "-c", script) }
+
 // Args sets the training container's args.
 func Args(args ...string) Option {
 	return Container(func(c *corev1.Container) { c.Args = args })

@@ -94,3 +94,9 @@ func (b *Builder) Edit(edit func(*job.Job)) *Builder {
 // Job returns the job as pkg/dialect decodes it, before defaults. It is
 // the builder's own: build one job per builder.
 func (b *Builder) Job() *job.Job { return &b.j }
+
+// Defaulted returns Job with job.SetDefaults applied.
+func (b *Builder) Defaulted() *job.Job {
+	job.SetDefaults(&b.j)
+	return &b.j
+}
