@@ -10,6 +10,15 @@ import (
 // the container named for the framework, else the first.
 type Option func(*job.ReplicaSpec)
 
+// Options is opts as one option, applied in order.
+func Options(opts ...Option) Option {
+	return func(s *job.ReplicaSpec) {
+		for _, o := range opts {
+			o(s)
+		}
+	}
+}
+
 // RestartPolicy sets the replicas' restartPolicy.
 func RestartPolicy(p job.RestartPolicy) Option {
 	return func(s *job.ReplicaSpec) { s.RestartPolicy = p }

@@ -11,17 +11,25 @@ const DefaultImage = "tf:1"
 
 // Builder builds one job; each method changes it and returns the builder.
 type Builder struct {
-	j job.Job
+	j *job.Job
 }
 
 // New starts TFJob name.
 func New(name string) *Builder {
-	return &Builder{j: job.Job{Name: name, TFReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{}}}
+	return &Builder{j: &job.Job{Name: name, TFReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{}}}
 }
 
 // NewMX starts MXJob name.
 func NewMX(name string) *Builder {
-	return &Builder{j: job.Job{Name: name, MXReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{}}}
+	return &Builder{j: &job.Job{Name: name, MXReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{}}}
+}
+
+// From goes on building j (a TFJob unless it has MXNet replicas), in place.
+func From(j *job.Job) *Builder {
+	if j.TFReplicaSpecs == nil && j.MXReplicaSpecs == nil {
+		j.TFReplicaSpecs = map[job.ReplicaType]*job.ReplicaSpec{}
+	}
+	return &Builder{j: j}
 }
 
 func (b *Builder) framework() job.Framework {
@@ -87,16 +95,16 @@ func (b *Builder) DynamicWorkers() *Builder {
 // Edit changes anything else of the job (the run policy, the success
 // policy, DRAGON's bounds...).
 func (b *Builder) Edit(edit func(*job.Job)) *Builder {
-	edit(&b.j)
+	edit(b.j)
 	return b
 }
 
-// Job returns the job as pkg/dialect decodes it, before defaults. It is
-// the builder's own: build one job per builder.
-func (b *Builder) Job() *job.Job { return &b.j }
+// Job returns the job, not a copy, as pkg/dialect would decode its YAML
+// before defaults.
+func (b *Builder) Job() *job.Job { return b.j }
 
-// Defaulted returns Job with job.SetDefaults applied.
+// Defaulted applies job.SetDefaults to the job and returns it.
 func (b *Builder) Defaulted() *job.Job {
-	job.SetDefaults(&b.j)
-	return &b.j
+	job.SetDefaults(b.j)
+	return b.j
 }

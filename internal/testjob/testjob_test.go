@@ -68,6 +68,23 @@ func TestTrainingContainer(t *testing.T) {
 	}
 }
 
+// TestFrom: From adds to a job built before, of its framework, in place.
+func TestFrom(t *testing.T) {
+	train := testjob.Options(testjob.Image("t"), testjob.Command("python"))
+	j := testjob.New("j").Replica(job.Chief, 1, train).Job()
+	if testjob.From(j).Replica(job.Evaluator, 1, train).Job() != j || len(j.TFReplicaSpecs) != 2 {
+		t.Errorf("From made another job or lost a replica: %+v", j.TFReplicaSpecs)
+	}
+	c := j.TFReplicaSpecs[job.Evaluator].Template.Spec.Containers[0]
+	if c.Image != "t" || len(c.Command) != 1 {
+		t.Errorf("evaluator's container %+v: Options did not apply both", c)
+	}
+	mx := testjob.From(testjob.NewMX("m").Job()).Replica(job.Server, 1).Job()
+	if len(mx.TFReplicaSpecs) != 0 || mx.MXReplicaSpecs[job.Server].Template.Spec.Containers[0].Name != "mxnet" {
+		t.Errorf("From of an MXJob: %+v", mx)
+	}
+}
+
 // TestStream: jobs in one stream are read back one document each.
 func TestStream(t *testing.T) {
 	s := testjob.Stream(testjob.New("a").Replica(job.Worker, 1), testjob.New("b").Replica(job.Worker, 1))

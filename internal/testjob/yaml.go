@@ -15,7 +15,7 @@ import (
 // a field that dialect has no place for (tensorboard, scheduler,
 // successReplica, a replica's port, maxRestarts or retryableExitCodes).
 func (b *Builder) YAML() []byte {
-	j := &b.j
+	j := b.j
 	if j.TensorBoard != nil || j.Scheduler != nil || j.SuccessReplica != nil {
 		panic("testjob: kubeflow.org/v1 has no tensorboard, scheduler or successReplica")
 	}

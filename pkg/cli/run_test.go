@@ -27,11 +27,11 @@ import (
 // DIR set to dir.
 func runJob(dir, chief, ps string) string {
 	grace := int64(2)
-	common := []testjob.Option{testjob.Image("busybox"), testjob.Env("DIR", dir),
-		testjob.Pod(func(p *corev1.PodSpec) { p.TerminationGracePeriodSeconds = &grace })}
+	common := testjob.Options(testjob.Image("busybox"), testjob.Env("DIR", dir),
+		testjob.Pod(func(p *corev1.PodSpec) { p.TerminationGracePeriodSeconds = &grace }))
 	return testjob.New("local").
-		Replica(job.Chief, 1, append(common, testjob.RestartPolicy(job.RestartExitCode), testjob.Shell(chief))...).
-		Replica(job.PS, 1, append(common, testjob.RestartPolicy(job.RestartAlways), testjob.Shell(ps))...).
+		Replica(job.Chief, 1, common, testjob.RestartPolicy(job.RestartExitCode), testjob.Shell(chief)).
+		Replica(job.PS, 1, common, testjob.RestartPolicy(job.RestartAlways), testjob.Shell(ps)).
 		String()
 }
 
