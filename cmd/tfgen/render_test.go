@@ -14,26 +14,17 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfgen/tfgen/internal/testjob"
 )
 
 // jobs returns n small TFJobs as one YAML stream.
 func jobs(n int) string {
-	var b strings.Builder
-	for i := range n {
-		fmt.Fprintf(&b, `---
-apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata: {name: job-%d}
-spec:
-  tfReplicaSpecs:
-    Worker:
-      replicas: 2
-      template:
-        spec:
-          containers: [{name: tensorflow, image: tf:1, command: [python, train.py]}]
-`, i)
+	list := make([]*testjob.Builder, n)
+	for i := range list {
+		list[i] = testjob.New(fmt.Sprintf("job-%d", i)).Replica("Worker", 2, testjob.Command("python", "train.py"))
 	}
-	return b.String()
+	return testjob.Stream(list...)
 }
 
 // TestRenderSignals: a signal during a render stops it, writes nothing

@@ -14,6 +14,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tfgen/tfgen/internal/testjob"
 )
 
 // bin is the tfgen binary built for these tests.
@@ -38,16 +42,10 @@ func TestMain(m *testing.M) {
 // job is a TFJob whose chief and parameter server both run script, with
 // DIR set to dir. As in a pod, $$ in a command is a literal $.
 func job(dir, script string) string {
-	spec := fmt.Sprintf(`
-      template:
-        spec:
-          terminationGracePeriodSeconds: 3600
-          containers:
-            - name: tensorflow
-              image: busybox
-              command: ["sh", "-c", %q]
-              env: [{name: DIR, value: %q}]`, script, dir)
-	return "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata:\n  name: local\nspec:\n  tfReplicaSpecs:\n    Chief:" + spec + "\n    PS:" + spec + "\n"
+	grace := int64(3600)
+	replica := []testjob.Option{testjob.Image("busybox"), testjob.Shell(script), testjob.Env("DIR", dir),
+		testjob.Pod(func(p *corev1.PodSpec) { p.TerminationGracePeriodSeconds = &grace })}
+	return testjob.New("local").Replica("Chief", 1, replica...).Replica("PS", 1, replica...).String()
 }
 
 // start runs tfgen run on job, with a pipe on its stdout.

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/tfgen/tfgen/internal/golden"
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 )
 
 // cmdCase runs the real root command; its stdout is compared with golden
@@ -105,7 +107,7 @@ func TestRenderFlags(t *testing.T) {
 		{name: "locality none for a DRAGON job", args: render("tfjob-dragon", "--locality", "none"), golden: "testdata/tfjob-dragon-locality-none.golden.yaml"},
 		{name: "json", args: render("tfjob-mnist", "--format", "json"), golden: "testdata/tfjob-mnist.golden.json"},
 		{name: "supervisor from an image volume", args: render("tfjob-mnist", "--supervisor-volume", "image"), golden: "testdata/tfjob-mnist-image-volume.golden.yaml"},
-		{name: "stdin", args: []string{"render", "-f", "-"}, stdin: "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: stdin}\nspec:\n  tfReplicaSpecs:\n    Worker:\n      template:\n        spec:\n          containers: [{name: tensorflow, image: tf:1, command: [python]}]\n",
+		{name: "stdin", args: []string{"render", "-f", "-"}, stdin: testjob.New("stdin").Replica(job.Worker, 1, testjob.Command("python")).String(),
 			golden: "testdata/stdin.golden.yaml"},
 		{name: "all examples at once", args: []string{"render", "-f", "examples/", "--strict"}, golden: "testdata/all-examples.golden.yaml"},
 	})
@@ -155,7 +157,8 @@ func TestErrors(t *testing.T) {
 		cmdCase{name: "the same file twice", args: []string{"render", "-f", "examples/tfjob-mnist.yaml", "-f", "examples/stream-with-config.yaml", "-f", "examples/tfjob-mnist.yaml"},
 			golden: "testdata/errors/same-file-twice.golden", wantErr: true},
 		cmdCase{name: "kueue queue that is no label value", args: []string{"render", "-f", "-", "--gang-scheduler", "kueue"},
-			stdin:  "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: q}\nspec:\n  runPolicy: {schedulingPolicy: {queue: team a/main}}\n  tfReplicaSpecs:\n    Worker: {template: {spec: {containers: [{name: tensorflow, image: tf:1, command: [python]}]}}}\n",
+			stdin: testjob.New("q").Replica(job.Worker, 1, testjob.Command("python")).
+				Edit(func(j *job.Job) { j.RunPolicy.SchedulingPolicy = &job.SchedulingPolicy{Queue: "team a/main"} }).String(),
 			golden: "testdata/errors/kueue-bad-queue.golden", wantErr: true},
 	)
 	runCases(t, cases)

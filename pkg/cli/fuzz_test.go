@@ -6,27 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/manifest"
 )
 
 // fuzzJobs are a job in wrap mode and one in sidecar mode, two replica
 // types each, in no namespace.
-const fuzzJobs = `apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata: {name: wrap}
-spec:
-  tfReplicaSpecs:
-    PS: {replicas: 1, template: {spec: {containers: [{name: tensorflow, image: tf:1, command: [python]}]}}}
-    Worker: {replicas: 2, template: {spec: {containers: [{name: tensorflow, image: tf:1, command: [python]}]}}}
----
-apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata: {name: side}
-spec:
-  tfReplicaSpecs:
-    PS: {replicas: 1, template: {spec: {containers: [{name: tensorflow, image: tf:1}]}}}
-    Worker: {replicas: 2, template: {spec: {containers: [{name: tensorflow, image: tf:1}]}}}
-`
+var fuzzJobs = testjob.Stream(
+	testjob.New("wrap").Replica(job.PS, 1, testjob.Command("python")).Replica(job.Worker, 2, testjob.Command("python")),
+	testjob.New("side").Replica(job.PS, 1).Replica(job.Worker, 2))
 
 // FuzzRenderFlags renders with arbitrary -n, --cluster-domain and
 // --supervisor-image. A value is refused (exit 1, one line, nothing on

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/manifest"
 )
 
@@ -12,20 +14,8 @@ import (
 // job's annotation, so Helm files them under its template; the record does
 // not keep it; other documents pass through as they are.
 func TestHelmPostRenderer(t *testing.T) {
-	in := `apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata:
-  name: demo
-  annotations:
-    postrenderer.helm.sh/postrender-filename: trainer/templates/tfjob.yaml
-    team: vision
-spec:
-  tfReplicaSpecs:
-    Worker:
-      template:
-        spec:
-          containers: [{name: tensorflow, image: "tf:1", command: [python]}]
----
+	in := testjob.New("demo").Annotation("postrenderer.helm.sh/postrender-filename", "trainer/templates/tfjob.yaml").Annotation("team", "vision").
+		Replica(job.Worker, 1, testjob.Command("python")).String() + `---
 apiVersion: v1
 kind: ConfigMap
 metadata:

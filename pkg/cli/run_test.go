@@ -12,7 +12,11 @@ import (
 	"syscall"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/tfgen/tfgen/internal/golden"
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 )
 
 // These tests run real processes. tfgen run starts a reaper that owns
@@ -22,21 +26,13 @@ import (
 // runJob is a TFJob whose chief and parameter server run scripts, with
 // DIR set to dir.
 func runJob(dir, chief, ps string) string {
-	spec := func(typ, policy, script string) string {
-		return fmt.Sprintf(`    %s:
-      restartPolicy: %s
-      template:
-        spec:
-          terminationGracePeriodSeconds: 2
-          containers:
-            - name: tensorflow
-              image: busybox
-              command: ["sh", "-c", %q]
-              env: [{name: DIR, value: %q}]
-`, typ, policy, script, dir)
-	}
-	return "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata:\n  name: local\nspec:\n  tfReplicaSpecs:\n" +
-		spec("Chief", "ExitCode", chief) + spec("PS", "Always", ps)
+	grace := int64(2)
+	common := testjob.Options(testjob.Image("busybox"), testjob.Env("DIR", dir),
+		testjob.Pod(func(p *corev1.PodSpec) { p.TerminationGracePeriodSeconds = &grace }))
+	return testjob.New("local").
+		Replica(job.Chief, 1, common, testjob.RestartPolicy(job.RestartExitCode), testjob.Shell(chief)).
+		Replica(job.PS, 1, common, testjob.RestartPolicy(job.RestartAlways), testjob.Shell(ps)).
+		String()
 }
 
 // tfgenRun runs the root command with ctx, from the repository root.
@@ -153,27 +149,12 @@ func TestRunInterrupted(t *testing.T) {
 // before the evaluator started would leave it idle).
 func TestRunExcludeEvaluator(t *testing.T) {
 	dir := t.TempDir()
-	job := fmt.Sprintf(`apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata: {name: eval}
-spec:
-  runPolicy: {cleanPodPolicy: None}
-  tfReplicaSpecs:
-    Chief:
-      template:
-        spec:
-          containers:
-            - name: tensorflow
-              image: busybox
-              command: ["sh", "-c", 'case "$TF_CONFIG" in *\"evaluator\":*) echo "cluster lists the evaluator"; exit 1;; esac; while [ ! -e %[1]s/ran ]; do sleep 0.05; done']
-    Evaluator:
-      template:
-        spec:
-          containers:
-            - name: tensorflow
-              image: busybox
-              command: ["sh", "-c", 'case "$TF_CONFIG" in *\"type\":\"evaluator\"*) echo "evaluator ran"; : > %[1]s/ran;; *) exit 1;; esac']
-`, dir)
+	evalJob := testjob.New("eval").CleanPodPolicy(job.CleanNone).
+		Replica(job.Chief, 1, testjob.Image("busybox"),
+			testjob.Shell(fmt.Sprintf(`case "$TF_CONFIG" in *\"evaluator\":*) echo "cluster lists the evaluator"; exit 1;; esac; while [ ! -e %s/ran ]; do sleep 0.05; done`, dir))).
+		Replica(job.Evaluator, 1, testjob.Image("busybox"),
+			testjob.Shell(fmt.Sprintf(`case "$TF_CONFIG" in *\"type\":\"evaluator\"*) echo "evaluator ran"; : > %s/ran;; *) exit 1;; esac`, dir))).
+		String()
 	for _, tc := range []struct {
 		args     []string
 		wantCode int
@@ -183,7 +164,7 @@ spec:
 		{[]string{"--exclude-evaluator"}, 0, "[evaluator-0] evaluator ran"},
 	} {
 		os.Remove(filepath.Join(dir, "ran")) // the evaluator of the run before may have
-		out, errOut, code := tfgenRun(t, context.Background(), job, append([]string{"run", "-f", "-", "--color", "never"}, tc.args...)...)
+		out, errOut, code := tfgenRun(t, context.Background(), evalJob, append([]string{"run", "-f", "-", "--color", "never"}, tc.args...)...)
 		if code != tc.wantCode || !strings.Contains(out, tc.want) {
 			t.Errorf("run %v: exit status %d, want %d; want %q in output:\n%s%s", tc.args, code, tc.wantCode, tc.want, out, errOut)
 		}

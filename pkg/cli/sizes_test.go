@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-)
 
-func tfjob(name, spec string) string {
-	return "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: " + name + "}\nspec:\n" + spec
-}
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
+)
 
 // TestLargeSparseJob: with enableDynamicWorker a worker's TF_CONFIG lists
 // the parameter servers and itself only, so thousands of workers with no
@@ -17,23 +16,23 @@ func tfjob(name, spec string) string {
 func TestLargeSparseJob(t *testing.T) {
 	const workers = 5000
 	for _, tc := range []struct {
-		name, command string
-		ps            int
-		want          string // "" for success
+		name    string
+		command []string
+		ps      int32
+		want    string // "" for success
 	}{
-		{name: "no PS, wrap mode", command: "command: [python]"},
+		{name: "no PS, wrap mode", command: []string{"python"}},
 		{name: "no PS, sidecar mode"},
 		{name: "two PS, sidecar mode", ps: 2},
-		{name: "too many PS", command: "command: [python]", ps: 4500,
+		{name: "too many PS", command: []string{"python"}, ps: 4500,
 			want: "the sparse form of enableDynamicWorker lists every parameter server; use fewer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pod := "{spec: {containers: [{name: tensorflow, image: tf:1, " + tc.command + "}]}}"
-			spec := fmt.Sprintf("  enableDynamicWorker: true\n  tfReplicaSpecs:\n    Worker: {replicas: %d, template: %s}\n", workers, pod)
+			big := testjob.New("big").DynamicWorkers().Replica(job.Worker, workers, testjob.Command(tc.command...))
 			if tc.ps > 0 {
-				spec += fmt.Sprintf("    PS: {replicas: %d, template: %s}\n", tc.ps, pod)
+				big.Replica(job.PS, tc.ps, testjob.Command(tc.command...))
 			}
-			out, stderr := run(t, cmdCase{args: []string{"render", "-f", "-"}, stdin: tfjob("big", spec), wantErr: tc.want != ""})
+			out, stderr := run(t, cmdCase{args: []string{"render", "-f", "-"}, stdin: big.String(), wantErr: tc.want != ""})
 			if tc.want != "" {
 				if !strings.Contains(string(stderr), tc.want) || strings.Contains(string(stderr), "set enableDynamicWorker: true") {
 					t.Errorf("stderr:\n%s\nwant %q", stderr, tc.want)
@@ -53,19 +52,23 @@ func TestLargeSparseJob(t *testing.T) {
 // TestSizeLimits: annotations over 256 KiB and a record ConfigMap over its
 // room are refused when rendering, not when applying.
 func TestSizeLimits(t *testing.T) {
-	worker := "  tfReplicaSpecs:\n    Worker: {template: {spec: {containers: [{name: tensorflow, image: tf:1, command: [python], env: [{name: BIG, value: %s}]}]}}}\n"
+	worker := func(name, big string) *testjob.Builder {
+		return testjob.New(name).Replica(job.Worker, 1, testjob.Command("python"), testjob.Env("BIG", big))
+	}
 	for _, tc := range []struct {
-		name, job, want string
+		name string
+		job  *testjob.Builder
+		want string
 	}{
 		{name: "annotations",
-			job:  strings.Replace(tfjob("notes", fmt.Sprintf(worker, "x")), "{name: notes}", "{name: notes, annotations: {note: "+strings.Repeat("n", 256<<10)+"}}", 1),
+			job:  worker("notes", "x").Annotation("note", strings.Repeat("n", 256<<10)),
 			want: "<stdin>: TFJob notes: metadata.annotations: Too long: may not be more than 262144 bytes"},
 		{name: "record",
-			job:  tfjob("record", fmt.Sprintf(worker, strings.Repeat("v", 1<<20))),
+			job:  worker("record", strings.Repeat("v", 1<<20)),
 			want: "<stdin>: TFJob record: spec: Too long: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, stderr := run(t, cmdCase{args: []string{"render", "-f", "-"}, stdin: tc.job, wantErr: true})
+			_, stderr := run(t, cmdCase{args: []string{"render", "-f", "-"}, stdin: tc.job.String(), wantErr: true})
 			lines := strings.Split(strings.TrimSpace(string(stderr)), "\n")
 			if len(lines) != 2 || !strings.HasPrefix(lines[0], tc.want) {
 				t.Errorf("stderr:\n%.2000s\nwant one problem starting %q", stderr, tc.want)

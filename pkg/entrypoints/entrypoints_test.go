@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/job"
 )
 
@@ -33,15 +33,12 @@ both:v1: {entrypoint: ["/bin/run"], cmd: ["--default"]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := func(image string, args ...string) corev1.Container {
-		return corev1.Container{Name: "tensorflow", Image: image, Args: args}
-	}
-	j := &job.Job{Name: "j", TFReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{
-		job.Chief:     {Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{c("kubeflow/tf-mnist-with-summaries", "--epochs=1")}}}},
-		job.Worker:    {Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{c("train:v1")}}}},
-		job.PS:        {Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{c("both:v1")}}}},
-		job.Evaluator: {Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{c("unknown:v1")}}}},
-	}}
+	j := testjob.New("j").
+		Replica(job.Chief, 1, testjob.Image("kubeflow/tf-mnist-with-summaries"), testjob.Args("--epochs=1")).
+		Replica(job.Worker, 1, testjob.Image("train:v1")).
+		Replica(job.PS, 1, testjob.Image("both:v1")).
+		Replica(job.Evaluator, 1, testjob.Image("unknown:v1")).
+		Job()
 	got := Apply(j, m)
 	if diff := cmp.Diff([]job.ReplicaType{job.Chief, job.PS, job.Worker}, got); diff != "" {
 		t.Errorf("changed (-want +got):\n%s", diff)

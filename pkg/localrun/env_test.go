@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/job"
 )
 
@@ -23,12 +24,11 @@ func TestProcessEnv(t *testing.T) {
 	dir := fifos(t, "sync-demo-ps-0", "sync-demo-worker-0", "sync-demo-worker-1")
 	record := `printf '%s\n%s\n%s\n' "$TF_CONFIG" "$POD_NAME" "$POD_NAMESPACE" > "$DIR/$POD_NAME.env"; `
 	others := record + `echo ok > "$DIR/sync-$POD_NAME"; exec sleep 600`
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{
-		job.Chief:  sh(1, "", record+`for p in demo-ps-0 demo-worker-0 demo-worker-1; do read x < "$DIR/sync-$p"; done`, dirEnv(dir)),
-		job.PS:     sh(1, "", others, dirEnv(dir)),
-		job.Worker: sh(5, "", others, dirEnv(dir)),
-	})
-	j.Namespace = "team-a"
+	j := testjob.New("demo").Namespace("team-a").
+		Replica(job.Chief, 1, testjob.Shell(record+`for p in demo-ps-0 demo-worker-0 demo-worker-1; do read x < "$DIR/sync-$p"; done`), dirEnv(dir)).
+		Replica(job.PS, 1, testjob.Shell(others), dirEnv(dir)).
+		Replica(job.Worker, 5, testjob.Shell(others), dirEnv(dir)).
+		Defaulted()
 	s, out := run(t, context.Background(), j, PlanOptions{Replicas: map[string]int32{"worker": 2}}, Options{})
 	if !s.Succeeded() {
 		t.Fatalf("the job did not succeed: %v\n%s", s.Err(), out)

@@ -13,21 +13,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/tfgen/tfgen/pkg/job"
+	"github.com/tfgen/tfgen/internal/testjob"
 )
-
-// tfJob returns job demo with specs, defaulted.
-func tfJob(specs map[job.ReplicaType]*job.ReplicaSpec) *job.Job {
-	j := &job.Job{Name: "demo", TFReplicaSpecs: specs}
-	job.SetDefaults(j)
-	return j
-}
-
-// sh is a replica spec of n replicas running script with sh, with env.
-func sh(n int32, policy job.RestartPolicy, script string, env ...corev1.EnvVar) *job.ReplicaSpec {
-	return &job.ReplicaSpec{Replicas: &n, RestartPolicy: policy, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-		Containers: []corev1.Container{{Name: "tensorflow", Image: "busybox", Command: []string{"sh", "-c", script}, Env: env}}}}}
-}
 
 // ports are fixed ports for plans whose processes never listen.
 func ports(n int) ([]int, error) {
@@ -91,4 +78,13 @@ func (l *lines) String() string {
 	return l.b.String()
 }
 
-func dirEnv(dir string) corev1.EnvVar { return corev1.EnvVar{Name: "DIR", Value: dir} }
+// dirEnv sets DIR to dir in the training container's env.
+func dirEnv(dir string) testjob.Option { return testjob.Env("DIR", dir) }
+
+// fieldEnv adds variable name, from the pod's field at path, to the
+// training container's env.
+func fieldEnv(name, path string) testjob.Option {
+	return testjob.Container(func(c *corev1.Container) {
+		c.Env = append(c.Env, corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}})
+	})
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/supervise"
 )
@@ -27,12 +28,13 @@ func envOf(r Replica) map[string]string {
 }
 
 func TestPlanTFConfig(t *testing.T) {
-	worker := sh(1, job.RestartOnFailure, "train --steps=$(STEPS) --pod=$(POD_NAME) $$(KEPT) $(UNKNOWN)",
-		corev1.EnvVar{Name: "STEPS", Value: "100"},
-		corev1.EnvVar{Name: "TF_CONFIG", Value: "overridden by the cluster's"},
-		corev1.EnvVar{Name: "LOG", Value: "/logs/$(POD_NAMESPACE)/$(POD_NAME)"},
-		corev1.EnvVar{Name: "NODE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}})
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Chief: sh(1, "", "exit 0"), job.PS: sh(1, "", "exit 0"), job.Worker: worker})
+	j := testjob.New("demo").Replica(job.Chief, 1, testjob.Shell("exit 0")).Replica(job.PS, 1, testjob.Shell("exit 0")).
+		Replica(job.Worker, 1, testjob.RestartPolicy(job.RestartOnFailure), testjob.Shell("train --steps=$(STEPS) --pod=$(POD_NAME) $$(KEPT) $(UNKNOWN)"),
+			testjob.Env("STEPS", "100"),
+			testjob.Env("TF_CONFIG", "overridden by the cluster's"),
+			testjob.Env("LOG", "/logs/$(POD_NAMESPACE)/$(POD_NAME)"),
+			fieldEnv("NODE", "spec.nodeName")).
+		Defaulted()
 	p, err := NewPlan(j, PlanOptions{Replicas: map[string]int32{"Worker": 2}, Ports: ports, Environ: []string{"PATH=/bin:/usr/bin", "STEPS=1"}})
 	if err != nil {
 		t.Fatal(err)
@@ -95,10 +97,8 @@ func TestPlanTFConfig(t *testing.T) {
 }
 
 func TestPlanMXNet(t *testing.T) {
-	j := &job.Job{Name: "mx", MXReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{
-		job.Scheduler: sh(1, "", "true"), job.Server: sh(1, "", "true"), job.Worker: sh(2, "", "true")}}
-	j.MXReplicaSpecs[job.Scheduler].Template.Spec.Containers[0].Name = "mxnet"
-	job.SetDefaults(j)
+	j := testjob.NewMX("mx").Replica(job.Scheduler, 1, testjob.Shell("true")).Replica(job.Server, 1, testjob.Shell("true")).
+		Replica(job.Worker, 2, testjob.Shell("true")).Defaulted()
 	p, err := NewPlan(j, PlanOptions{Ports: ports, Environ: []string{}})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,8 @@ func TestLoopbackInterface(t *testing.T) {
 }
 
 func TestPlanExcludeEvaluator(t *testing.T) {
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Chief: sh(1, "", "true"), job.Worker: sh(1, "", "true"), job.Evaluator: sh(1, "", "true")})
+	j := testjob.New("demo").Replica(job.Chief, 1, testjob.Shell("true")).Replica(job.Worker, 1, testjob.Shell("true")).
+		Replica(job.Evaluator, 1, testjob.Shell("true")).Defaulted()
 	for _, exclude := range []bool{false, true} {
 		p, err := NewPlan(j, PlanOptions{Ports: ports, Environ: []string{}, ExcludeEvaluator: exclude})
 		if err != nil {
@@ -168,11 +169,11 @@ func TestPlanExcludeEvaluator(t *testing.T) {
 }
 
 func TestPlanPolicies(t *testing.T) {
-	ps := sh(1, job.RestartExitCode, "true")
-	ps.RetryableExitCodes, ps.MaxRestarts = []int32{137}, ptr(int32(3))
-	grace := int64(5)
-	ps.Template.Spec.TerminationGracePeriodSeconds = &grace
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(2, "", "true"), job.PS: ps})
+	j := testjob.New("demo").Replica(job.Worker, 2, testjob.Shell("true")).
+		Replica(job.PS, 1, testjob.RestartPolicy(job.RestartExitCode), testjob.Shell("true"), func(s *job.ReplicaSpec) {
+			s.RetryableExitCodes, s.MaxRestarts = []int32{137}, ptr(int32(3))
+			s.Template.Spec.TerminationGracePeriodSeconds = ptr(int64(5))
+		}).Defaulted()
 	j.RunPolicy = job.RunPolicy{CleanPodPolicy: job.CleanAll, BackoffLimit: ptr(int32(4)), ActiveDeadlineSeconds: ptr(int64(60))}
 	j.SuccessPolicy = job.SuccessAllWorkers
 	j.SuccessReplica = &job.ReplicaRef{Type: job.Worker, Index: 1}
@@ -202,35 +203,33 @@ func TestPlanPolicies(t *testing.T) {
 }
 
 func TestPlanErrors(t *testing.T) {
-	sidecar := sh(1, "", "")
-	sidecar.Template.Spec.Containers[0].Command = nil
-	missing := sh(1, "", "")
-	missing.Template.Spec.Containers[0].Command = []string{"tfgen-no-such-command", "train.py"}
-	missing.Template.Spec.Containers[0].Image = "tensorflow/tensorflow:2.16.1"
+	demo := func() *testjob.Builder { return testjob.New("demo") }
+	runs := testjob.Shell("true")
 	for _, tc := range []struct {
-		name  string
-		specs map[job.ReplicaType]*job.ReplicaSpec
-		o     PlanOptions
-		want  string
+		name string
+		job  *testjob.Builder
+		o    PlanOptions
+		want string
 	}{
-		{"sidecar mode", map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sidecar},
+		{"sidecar mode", demo().Replica(job.Worker, 1),
 			PlanOptions{}, `replica type Worker: container "tensorflow" has no command, so it would run its image's entrypoint, which tfgen run cannot know; ` +
 				"give the container a command, or map its image with --image-entrypoints"},
-		{"command not installed", map[job.ReplicaType]*job.ReplicaSpec{job.Chief: missing, job.Worker: sh(1, "", "true")},
+		{"command not installed", demo().Replica(job.Chief, 1, testjob.Command("tfgen-no-such-command", "train.py"), testjob.Image("tensorflow/tensorflow:2.16.1")).
+			Replica(job.Worker, 1, runs),
 			PlanOptions{}, `replica type Chief: command "tfgen-no-such-command": executable file not found in $PATH; ` +
 				"tfgen run runs the container's command on this machine, not in its image tensorflow/tensorflow:2.16.1"},
-		{"unknown type", map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(1, "", "true")},
+		{"unknown type", demo().Replica(job.Worker, 1, runs),
 			PlanOptions{Replicas: map[string]int32{"ps": 2}}, "--replicas ps=2: job demo has no replica type ps (it has worker)"},
-		{"negative count", map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(1, "", "true")},
+		{"negative count", demo().Replica(job.Worker, 1, runs),
 			PlanOptions{Replicas: map[string]int32{"worker": -1}}, "--replicas worker=-1: the count must be 0 or more"},
-		{"two chiefs", map[job.ReplicaType]*job.ReplicaSpec{job.Chief: sh(1, "", "true")},
+		{"two chiefs", demo().Replica(job.Chief, 1, runs),
 			PlanOptions{Replicas: map[string]int32{"chief": 2}}, "with --replicas, spec.tfReplicaSpecs[Chief].replicas: Invalid value: 2: a job has at most one chief"},
-		{"nothing to run", map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(1, "", "true")},
+		{"nothing to run", demo().Replica(job.Worker, 1, runs),
 			PlanOptions{Replicas: map[string]int32{"worker": 0}}, "job demo has no replicas to run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Ports = ports
-			_, err := NewPlan(tfJob(tc.specs), tc.o)
+			_, err := NewPlan(tc.job.Defaulted(), tc.o)
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("error:\n%v\nwant:\n%s", err, tc.want)
 			}
@@ -258,25 +257,22 @@ func ptr[T any](v T) *T { return &v }
 // kubelet gives it, and $(VAR) of it expands in env values and args; the
 // rest is skipped with a warning.
 func TestPlanDownwardAPI(t *testing.T) {
-	from := func(name, path string) corev1.EnvVar {
-		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}}
-	}
-	worker := sh(2, "", `train --pod=$(POD_NAME) --ns=$(POD_NAMESPACE) --index=$(INDEX)`,
-		from("POD_NAME", "metadata.name"),
-		from("POD_NAMESPACE", "metadata.namespace"),
-		from("INDEX", "metadata.labels['apps.kubernetes.io/pod-index']"),
-		from("TEAM", `metadata.labels["team"]`),
-		from("OWNER", "metadata.annotations['owner']"),
-		from("MISSING", "metadata.labels['none']"),
-		from("APP", "metadata.labels['app.kubernetes.io/name']"),
-		from("POD", "metadata.labels['statefulset.kubernetes.io/pod-name']"),
-		corev1.EnvVar{Name: "LOG", Value: "/logs/$(POD_NAMESPACE)/$(POD_NAME)/$(TEAM)"},
-		from("UID", "metadata.uid"),
-		from("NODE", "spec.nodeName"))
-	worker.Template.Labels = map[string]string{"team": "vision", "app.kubernetes.io/name": "overridden"}
-	worker.Template.Annotations = map[string]string{"owner": "ada"}
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: worker})
-	j.Namespace = "team-a"
+	j := testjob.New("demo").Namespace("team-a").Replica(job.Worker, 2, testjob.Shell(`train --pod=$(POD_NAME) --ns=$(POD_NAMESPACE) --index=$(INDEX)`),
+		fieldEnv("POD_NAME", "metadata.name"),
+		fieldEnv("POD_NAMESPACE", "metadata.namespace"),
+		fieldEnv("INDEX", "metadata.labels['apps.kubernetes.io/pod-index']"),
+		fieldEnv("TEAM", `metadata.labels["team"]`),
+		fieldEnv("OWNER", "metadata.annotations['owner']"),
+		fieldEnv("MISSING", "metadata.labels['none']"),
+		fieldEnv("APP", "metadata.labels['app.kubernetes.io/name']"),
+		fieldEnv("POD", "metadata.labels['statefulset.kubernetes.io/pod-name']"),
+		testjob.Env("LOG", "/logs/$(POD_NAMESPACE)/$(POD_NAME)/$(TEAM)"),
+		fieldEnv("UID", "metadata.uid"),
+		fieldEnv("NODE", "spec.nodeName"),
+		func(s *job.ReplicaSpec) {
+			s.Template.Labels = map[string]string{"team": "vision", "app.kubernetes.io/name": "overridden"}
+			s.Template.Annotations = map[string]string{"owner": "ada"}
+		}).Defaulted()
 	p, err := NewPlan(j, PlanOptions{Ports: ports, Environ: []string{}})
 	if err != nil {
 		t.Fatal(err)
@@ -307,14 +303,16 @@ func TestPlanDownwardAPI(t *testing.T) {
 // TestPlanWarnings: what a local run cannot give a replica as its pod
 // would is said once per replica type.
 func TestPlanWarnings(t *testing.T) {
-	worker := sh(2, "", "train")
-	c := &worker.Template.Spec.Containers[0]
-	c.WorkingDir = "/app"
-	c.VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "logs", MountPath: "/logs", SubPath: "w"}}
-	ps := sh(1, "", "serve")
-	ps.Template.Spec.Containers = append(ps.Template.Spec.Containers, corev1.Container{Name: "proxy", Image: "envoy",
-		VolumeMounts: []corev1.VolumeMount{{Name: "cfg", MountPath: "/etc/envoy"}}}) // not run here
-	p, err := NewPlan(tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: worker, job.PS: ps}), PlanOptions{Ports: ports, Environ: []string{}})
+	j := testjob.New("demo").
+		Replica(job.Worker, 2, testjob.Shell("train"), testjob.Container(func(c *corev1.Container) {
+			c.WorkingDir = "/app"
+			c.VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "logs", MountPath: "/logs", SubPath: "w"}}
+		})).
+		Replica(job.PS, 1, testjob.Shell("serve"), testjob.Pod(func(p *corev1.PodSpec) {
+			p.Containers = append(p.Containers, corev1.Container{Name: "proxy", Image: "envoy",
+				VolumeMounts: []corev1.VolumeMount{{Name: "cfg", MountPath: "/etc/envoy"}}}) // not run here
+		})).Defaulted()
+	p, err := NewPlan(j, PlanOptions{Ports: ports, Environ: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/supervise"
 )
@@ -68,10 +69,10 @@ func checkTable(t *testing.T, s *Summary, out string, want ...string) {
 // stopped with SIGTERM.
 func TestSuccessStopsPS(t *testing.T) {
 	dir := fifos(t, "ps-up")
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{
-		job.Chief: sh(1, "", `read x < "$DIR/ps-up"; echo "chief saw $x"; exit 0`, dirEnv(dir)),
-		job.PS:    sh(1, "", `trap 'echo TERM > "$DIR/ps-term"; exit 143' TERM; echo up > "$DIR/ps-up"; while :; do sleep 1; done`, dirEnv(dir)),
-	})
+	j := testjob.New("demo").
+		Replica(job.Chief, 1, testjob.Shell(`read x < "$DIR/ps-up"; echo "chief saw $x"; exit 0`), dirEnv(dir)).
+		Replica(job.PS, 1, testjob.Shell(`trap 'echo TERM > "$DIR/ps-term"; exit 143' TERM; echo up > "$DIR/ps-up"; while :; do sleep 1; done`), dirEnv(dir)).
+		Defaulted()
 	s, out := run(t, context.Background(), j, PlanOptions{}, Options{})
 	checkTable(t, s, out, "chief-0 0 0 Succeeded", "ps-0 143 0 Stopped")
 	if s.Err() != nil || s.Interrupted {
@@ -93,10 +94,10 @@ func TestSuccessStopsPS(t *testing.T) {
 // parameter server is stopped.
 func TestChiefFails(t *testing.T) {
 	dir := fifos(t, "ps-up")
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{
-		job.Chief: sh(1, job.RestartNever, `read x < "$DIR/ps-up"; echo "no data" >&2; exit 1`, dirEnv(dir)),
-		job.PS:    sh(1, job.RestartAlways, `echo up > "$DIR/ps-up"; exec sleep 600`, dirEnv(dir)),
-	})
+	j := testjob.New("demo").
+		Replica(job.Chief, 1, testjob.RestartPolicy(job.RestartNever), testjob.Shell(`read x < "$DIR/ps-up"; echo "no data" >&2; exit 1`), dirEnv(dir)).
+		Replica(job.PS, 1, testjob.RestartPolicy(job.RestartAlways), testjob.Shell(`echo up > "$DIR/ps-up"; exec sleep 600`), dirEnv(dir)).
+		Defaulted()
 	s, out := run(t, context.Background(), j, PlanOptions{}, Options{})
 	checkTable(t, s, out, "chief-0 1 0 Failed", "ps-0 143 0 Stopped")
 	want := "job demo failed (ReplicaFailed): replica chief-0 exited with code 1, which its restart policy Never does not retry"
@@ -131,9 +132,8 @@ func TestRestarts(t *testing.T) {
 			"job demo failed (BackoffLimitExceeded): replica chief-0 exited with code 137 and the job has used its backoff limit of 1 restarts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := sh(1, tc.policy, tc.script, dirEnv(t.TempDir()))
-			spec.MaxRestarts = tc.max
-			j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Chief: spec})
+			j := testjob.New("demo").Replica(job.Chief, 1, testjob.RestartPolicy(tc.policy), testjob.Shell(tc.script), dirEnv(t.TempDir()),
+				func(s *job.ReplicaSpec) { s.MaxRestarts = tc.max }).Defaulted()
 			j.RunPolicy.BackoffLimit = tc.limit
 			s, out := run(t, context.Background(), j, PlanOptions{}, Options{})
 			checkTable(t, s, out, tc.row)
@@ -148,10 +148,10 @@ func TestRestarts(t *testing.T) {
 // the grace period is over.
 func TestGracePeriod(t *testing.T) {
 	dir := fifos(t, "ps-up")
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{
-		job.Chief: sh(1, "", `read x < "$DIR/ps-up"; exit 0`, dirEnv(dir)),
-		job.PS:    sh(1, "", `trap '' TERM; echo up > "$DIR/ps-up"; exec sleep 600`, dirEnv(dir)),
-	})
+	j := testjob.New("demo").
+		Replica(job.Chief, 1, testjob.Shell(`read x < "$DIR/ps-up"; exit 0`), dirEnv(dir)).
+		Replica(job.PS, 1, testjob.Shell(`trap '' TERM; echo up > "$DIR/ps-up"; exec sleep 600`), dirEnv(dir)).
+		Defaulted()
 	s, out := run(t, context.Background(), j, PlanOptions{GracePeriod: 50 * time.Millisecond}, Options{})
 	checkTable(t, s, out, "chief-0 0 0 Succeeded", "ps-0 137 0 Stopped")
 	if !strings.Contains(out, "[ps-0] tfgen: grace period over: SIGKILL to process group") {
@@ -164,7 +164,7 @@ func TestGracePeriod(t *testing.T) {
 func TestInterrupt(t *testing.T) {
 	dir := fifos(t, "up-demo-chief-0", "up-demo-ps-0")
 	script := `echo up > "$DIR/up-$POD_NAME"; exec sleep 600`
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Chief: sh(1, "", script, dirEnv(dir)), job.PS: sh(1, "", script, dirEnv(dir))})
+	j := testjob.New("demo").Replica(job.Chief, 1, testjob.Shell(script), dirEnv(dir)).Replica(job.PS, 1, testjob.Shell(script), dirEnv(dir)).Defaulted()
 	sigs := make(chan os.Signal, 1)
 	go func() {
 		await(t, dir, "up-demo-chief-0")
@@ -183,7 +183,7 @@ func TestInterrupt(t *testing.T) {
 func TestInterruptTwice(t *testing.T) {
 	dir := fifos(t, "up-demo-chief-0", "up-demo-worker-0")
 	script := `trap '' TERM; echo up > "$DIR/up-$POD_NAME"; exec sleep 600`
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Chief: sh(1, "", script, dirEnv(dir)), job.Worker: sh(1, "", script, dirEnv(dir))})
+	j := testjob.New("demo").Replica(job.Chief, 1, testjob.Shell(script), dirEnv(dir)).Replica(job.Worker, 1, testjob.Shell(script), dirEnv(dir)).Defaulted()
 	out := newLines("SIGTERM to process group")
 	sigs := make(chan os.Signal, 2)
 	go func() {
@@ -204,7 +204,7 @@ func TestInterruptTwice(t *testing.T) {
 // TestCancel: the end of the context stops the run like an interrupt.
 func TestCancel(t *testing.T) {
 	dir := fifos(t, "up")
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(1, "", `echo up > "$DIR/up"; exec sleep 600`, dirEnv(dir))})
+	j := testjob.New("demo").Replica(job.Worker, 1, testjob.Shell(`echo up > "$DIR/up"; exec sleep 600`), dirEnv(dir)).Defaulted()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		await(t, dir, "up")
@@ -247,7 +247,7 @@ func (c *deadlineClock) After(d time.Duration) <-chan time.Time {
 // TestDeadline: at the job's active deadline the training process gets
 // SIGTERM and the job fails, as in a pod.
 func TestDeadline(t *testing.T) {
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Chief: sh(1, job.RestartOnFailure, "exec sleep 600")})
+	j := testjob.New("demo").Replica(job.Chief, 1, testjob.RestartPolicy(job.RestartOnFailure), testjob.Shell("exec sleep 600")).Defaulted()
 	j.RunPolicy.ActiveDeadlineSeconds = ptr(int64(3600))
 	s, out := run(t, context.Background(), j, PlanOptions{}, Options{Clock: &deadlineClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), deadline: time.Hour}})
 	checkTable(t, s, out, "chief-0 143 0 Stopped")

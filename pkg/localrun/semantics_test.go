@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/job"
 )
 
@@ -85,11 +86,11 @@ func TestKubeflowSemantics(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := fifos(t, "go")
-			specs := map[job.ReplicaType]*job.ReplicaSpec{}
+			b := testjob.New("demo")
 			for typ, s := range tt.specs {
-				specs[typ] = sh(int32(s[0].(int)), job.RestartNever, s[1].(string), dirEnv(dir))
+				b.Replica(typ, int32(s[0].(int)), testjob.RestartPolicy(job.RestartNever), testjob.Shell(s[1].(string)), dirEnv(dir))
 			}
-			j := tfJob(specs)
+			j := b.Defaulted()
 			if tt.edit != nil {
 				tt.edit(j)
 			}
@@ -132,10 +133,10 @@ func TestEvaluatorGrace(t *testing.T) {
 	for _, grace := range []string{"", "0s"} {
 		t.Run("grace "+grace, func(t *testing.T) {
 			dir := fifos(t, "go", "eval-up")
-			j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{
-				job.Chief:     sh(1, job.RestartNever, `read x < "$DIR/eval-up"; exit 0`, dirEnv(dir)),
-				job.Evaluator: sh(1, job.RestartNever, `echo up > "$DIR/eval-up"; read x < "$DIR/go"; echo evaluated; exit 0`, dirEnv(dir)),
-			})
+			j := testjob.New("demo").
+				Replica(job.Chief, 1, testjob.RestartPolicy(job.RestartNever), testjob.Shell(`read x < "$DIR/eval-up"; exit 0`), dirEnv(dir)).
+				Replica(job.Evaluator, 1, testjob.RestartPolicy(job.RestartNever), testjob.Shell(`echo up > "$DIR/eval-up"; read x < "$DIR/go"; echo evaluated; exit 0`), dirEnv(dir)).
+				Defaulted()
 			if grace != "" {
 				j.Annotations = map[string]string{job.AnnotationEvaluatorGrace: grace}
 			}
@@ -179,8 +180,7 @@ func TestJobRestart(t *testing.T) {
 	// generation and never be restarted), and worker-0 succeeds, ending
 	// the job, only once both have counted their second run (else the
 	// job's end may stop one before it does).
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{
-		job.Worker: sh(3, job.RestartExitCode, count+`case "$POD_NAME.$n" in
+	j := testjob.New("demo").Replica(job.Worker, 3, testjob.RestartPolicy(job.RestartExitCode), testjob.Shell(count+`case "$POD_NAME.$n" in
 demo-worker-0.1) echo up > "$DIR/up1"; echo up > "$DIR/up2"; echo go > "$DIR/go1"; echo go > "$DIR/go2"; exec sleep 600;;
 demo-worker-0.2) read x < "$DIR/again1"; read x < "$DIR/again2"; exit 0;;
 demo-worker-1.1) read x < "$DIR/up1"; read x < "$DIR/go1"; exit 143;;
@@ -188,8 +188,7 @@ demo-worker-2.1) read x < "$DIR/up2"; read x < "$DIR/go2"; exit 143;;
 demo-worker-1.2) echo up > "$DIR/again1"; exec sleep 600;;
 demo-worker-2.2) echo up > "$DIR/again2"; exec sleep 600;;
 *) exec sleep 600;;
-esac`, dirEnv(dir)),
-	})
+esac`), dirEnv(dir)).Defaulted()
 	j.Annotations = map[string]string{job.AnnotationRestartScope: "Job"}
 	j.RunPolicy.BackoffLimit = new(int32(1))
 	s, out := run(t, context.Background(), j, PlanOptions{GracePeriod: 5e9}, Options{})
@@ -229,7 +228,8 @@ esac`, dirEnv(dir)),
 // TestJobRestartBackoffLimit: under restart scope Job with backoffLimit
 // 0, the first retryable failure fails the job.
 func TestJobRestartBackoffLimit(t *testing.T) {
-	j := tfJob(map[job.ReplicaType]*job.ReplicaSpec{job.Worker: sh(2, job.RestartExitCode, `case "$POD_NAME" in *-1) exit 143;; *) exec sleep 600;; esac`)})
+	j := testjob.New("demo").Replica(job.Worker, 2, testjob.RestartPolicy(job.RestartExitCode),
+		testjob.Shell(`case "$POD_NAME" in *-1) exit 143;; *) exec sleep 600;; esac`)).Defaulted()
 	j.Annotations = map[string]string{job.AnnotationRestartScope: "Job"}
 	j.RunPolicy.BackoffLimit = new(int32(0))
 	s, out := run(t, context.Background(), j, PlanOptions{GracePeriod: 5e9}, Options{})

@@ -9,7 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/cli"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/operate"
 )
 
@@ -44,32 +46,28 @@ func render(t *testing.T, job string, flags ...string) map[string]*appsv1.Statef
 
 // jobYAML is a TFJob (or MXJob when mx) with 2 PS, a chief and the given
 // workers; sidecar leaves the training container's command out.
-func jobYAML(workers string, mx, sidecar, dynamic bool) string {
-	kind, specs, c := "TFJob", "tfReplicaSpecs", "tensorflow"
-	types := []string{"PS", "Chief", "Worker"}
+func jobYAML(workers int32, mx, sidecar, dynamic bool) string {
+	b, types := testjob.New("j"), []job.ReplicaType{job.PS, job.Chief, job.Worker}
 	if mx {
-		kind, specs, c, types = "MXJob", "mxReplicaSpecs", "mxnet", []string{"Scheduler", "Server", "Worker"}
+		b, types = testjob.NewMX("j"), []job.ReplicaType{job.Scheduler, job.Server, job.Worker}
 	}
-	command := ", command: [python, train.py]"
-	if sidecar {
-		command = ""
-	}
-	var b strings.Builder
-	b.WriteString("apiVersion: kubeflow.org/v1\nkind: " + kind + "\nmetadata: {name: j, namespace: team}\nspec:\n")
+	b.Namespace("team")
 	if dynamic {
-		b.WriteString("  enableDynamicWorker: true\n")
+		b.DynamicWorkers()
 	}
-	b.WriteString("  " + specs + ":\n")
+	opts := []testjob.Option{testjob.Image("img:1")}
+	if !sidecar {
+		opts = append(opts, testjob.Command("python", "train.py"))
+	}
 	for _, typ := range types {
-		n := "1"
+		n := int32(1)
 		switch typ {
-		case "Worker":
+		case job.Worker:
 			n = workers
-		case "PS", "Server":
-			n = "2"
+		case job.PS, job.Server:
+			n = 2
 		}
-		b.WriteString("    " + typ + ":\n      replicas: " + n + "\n      template:\n        spec:\n          containers: [{name: " + c +
-			", image: \"img:1\"" + command + "}]\n")
+		b.Replica(typ, n, opts...)
 	}
 	return b.String()
 }
@@ -96,7 +94,7 @@ func TestRescaleAgreesWithRender(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, move := range [][2]string{{"3", "5"}, {"3", "1"}, {"4", "0"}} {
+			for _, move := range [][2]int32{{3, 5}, {3, 1}, {4, 0}} {
 				got := render(t, jobYAML(move[0], tc.mx, tc.sidecar, tc.dynamic), tc.flags...)
 				want := render(t, jobYAML(move[1], tc.mx, tc.sidecar, tc.dynamic), tc.flags...)
 				if tc.earlier {
@@ -104,15 +102,15 @@ func TestRescaleAgreesWithRender(t *testing.T) {
 					earlierNames(want)
 				}
 				for name, s := range got {
-					changed, err := operate.Rescale(&s.Spec.Template.Spec, "worker", int32(atoi(move[1])))
+					changed, err := operate.Rescale(&s.Spec.Template.Spec, "worker", move[1])
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
 					if !changed {
-						t.Errorf("%s %s→%s: nothing changed", name, move[0], move[1])
+						t.Errorf("%s %d→%d: nothing changed", name, move[0], move[1])
 					}
 					if diff := cmp.Diff(want[name].Spec.Template, s.Spec.Template); diff != "" {
-						t.Errorf("%s %s→%s: pod template (-render +rescale):\n%s", name, move[0], move[1], diff)
+						t.Errorf("%s %d→%d: pod template (-render +rescale):\n%s", name, move[0], move[1], diff)
 					}
 				}
 			}
@@ -133,18 +131,10 @@ func earlierNames(sets map[string]*appsv1.StatefulSet) {
 	}
 }
 
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
-}
-
 // TestRescaleRefuses: a template changed by hand, or a type the job does
 // not have, is refused rather than half rewritten.
 func TestRescaleRefuses(t *testing.T) {
-	sets := render(t, jobYAML("3", false, true, false))
+	sets := render(t, jobYAML(3, false, true, false))
 	s := sets["j-ps"]
 	env := s.Spec.Template.Spec.Containers[0].Env
 	for i := range env {

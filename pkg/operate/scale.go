@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 
+	"github.com/tfgen/tfgen/pkg/kube"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -68,13 +69,13 @@ func (c *Client) Scale(ctx context.Context, j *Job, t string, n int32) (*Scaled,
 	}
 	for _, s := range sets {
 		var changed bool
-		err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		err := kube.DefaultRetry.Do(ctx, func(ctx context.Context) error {
 			cur, err := c.Kube.AppsV1().StatefulSets(j.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
 			if err != nil {
-				return err
+				return kube.Final(err)
 			}
 			if changed, err = rescaleSidecars(&cur.Spec.Template.Spec, t, n); err != nil {
-				return err
+				return kube.Final(err)
 			}
 			own := cur.Labels[LabelReplicaType] == t && (cur.Spec.Replicas == nil || *cur.Spec.Replicas != n)
 			if own {
@@ -84,8 +85,8 @@ func (c *Client) Scale(ctx context.Context, j *Job, t string, n int32) (*Scaled,
 				return nil
 			}
 			_, err = c.Kube.AppsV1().StatefulSets(j.Namespace).Update(ctx, cur, metav1.UpdateOptions{})
-			return err
-		})
+			return conflictsOnly(err)
+		}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("scale job %s: statefulset %s: %w", j.Name, s.Name, err)
 		}
@@ -94,6 +95,17 @@ func (c *Client) Scale(ctx context.Context, j *Job, t string, n int32) (*Scaled,
 		}
 	}
 	return res, nil
+}
+
+// conflictsOnly marks err final unless it is a conflict: a read, modify
+// and write is tried again, with the object read again, only when another
+// writer came first (the StatefulSet controller's status, the keeper), as
+// often as it takes.
+func conflictsOnly(err error) error {
+	if err == nil || apierrors.IsConflict(err) {
+		return err
+	}
+	return kube.Final(err)
 }
 
 // checkRange refuses a worker count outside minInstances..maxInstances.

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/values"
 )
@@ -21,12 +22,10 @@ var clusterEnvNames = []string{"TF_CONFIG", "MX_CONFIG", "DMLC_PS_ROOT_URI", "DM
 // own variables come first.
 func TestUsersEnv(t *testing.T) {
 	r := newRenderer(t)
-	single := func() *job.Job {
-		return &job.Job{Name: "one", TFReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{job.Worker: replica(1, job.RestartNever, container("tensorflow", "python"))}}
-	}
+	single := func() *job.Job { return testjob.New("one").Replica(job.Worker, 1, never, train("python")).Job() }
 	tune := func() *job.Job {
-		return &job.Job{Name: "tune", JobMode: "MXTune", MXReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{
-			job.Tuner: replica(1, job.RestartNever, container("mxnet", "python")), job.TunerServer: replica(1, job.RestartNever, container("mxnet", "python"))}}
+		return testjob.NewMX("tune").Edit(func(j *job.Job) { j.JobMode = "MXTune" }).
+			Replica(job.Tuner, 1, never, train("python")).Replica(job.TunerServer, 1, never, train("python")).Job()
 	}
 	for _, tc := range []struct {
 		name string

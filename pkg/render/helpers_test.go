@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/templates"
 )
@@ -25,25 +26,23 @@ func settings() job.Settings {
 	return job.Settings{SupervisorImage: "ghcr.io/tfgen/tfsupervisor:test", KubeVersion: "1.37"}
 }
 
-func container(name string, command ...string) corev1.Container {
-	return corev1.Container{Name: name, Image: "tensorflow/tensorflow:2.15.0", Command: command}
+// train is the training container's image and command (none: sidecar
+// mode).
+func train(command ...string) testjob.Option {
+	return testjob.Options(testjob.Image("tensorflow/tensorflow:2.15.0"), testjob.Command(command...))
 }
 
-func replica(n int32, policy job.RestartPolicy, c ...corev1.Container) *job.ReplicaSpec {
-	return &job.ReplicaSpec{Replicas: ptr(n), RestartPolicy: policy, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: c}}}
-}
+// never is restartPolicy Never.
+var never = testjob.RestartPolicy(job.RestartNever)
 
 // mnist is a typical job: chief, two parameter servers, three workers.
 func mnist() *job.Job {
-	return &job.Job{
-		Name: "mnist", Namespace: "ml",
-		TFReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{
-			job.Chief:  replica(1, job.RestartExitCode, container("tensorflow", "python", "/opt/mnist.py")),
-			job.PS:     replica(2, job.RestartAlways, container("tensorflow", "python", "/opt/mnist.py")),
-			job.Worker: replica(3, job.RestartOnFailure, container("tensorflow", "python", "/opt/mnist.py")),
-		},
-		RunPolicy: job.RunPolicy{CleanPodPolicy: job.CleanRunning, BackoffLimit: ptr(int32(3))},
-	}
+	return testjob.New("mnist").Namespace("ml").
+		Replica(job.Chief, 1, testjob.RestartPolicy(job.RestartExitCode), train("python", "/opt/mnist.py")).
+		Replica(job.PS, 2, testjob.RestartPolicy(job.RestartAlways), train("python", "/opt/mnist.py")).
+		Replica(job.Worker, 3, testjob.RestartPolicy(job.RestartOnFailure), train("python", "/opt/mnist.py")).
+		CleanPodPolicy(job.CleanRunning).Edit(func(j *job.Job) { j.RunPolicy.BackoffLimit = ptr(int32(3)) }).
+		Job()
 }
 
 // gpu adds a GPU limit to the workers' training container.

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/manifest"
 )
@@ -105,9 +106,7 @@ func TestLocality(t *testing.T) {
 		{"zone", annotated(mnist(), "zone"), map[string]*corev1.Affinity{
 			"mnist-chief": toPS(zone, "mnist", "ps"), "mnist-ps": toJob(zone, "mnist"), "mnist-worker": toPS(zone, "mnist", "ps")}},
 		{"an evaluator is near the job only", func() *job.Job {
-			j := annotated(mnist(), "node")
-			j.TFReplicaSpecs[job.Evaluator] = replica(1, job.RestartNever, container("tensorflow", "python"))
-			return j
+			return testjob.From(annotated(mnist(), "node")).Replica(job.Evaluator, 1, never, train("python")).Job()
 		}(), map[string]*corev1.Affinity{
 			"mnist-chief": toPS(host, "mnist", "ps"), "mnist-evaluator": toJob(host, "mnist"), "mnist-ps": toJob(host, "mnist"), "mnist-worker": toPS(host, "mnist", "ps")}},
 		{"no parameter server: near the job only", func() *job.Job {

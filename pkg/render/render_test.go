@@ -6,6 +6,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/tfgen/tfgen/pkg/check"
 	"github.com/tfgen/tfgen/pkg/job"
@@ -148,7 +149,7 @@ func TestUserTemplateSurvives(t *testing.T) {
 	ps.Annotations = map[string]string{"a": "b"}
 	ps.Spec.NodeSelector = map[string]string{"pool": "gpu"}
 	ps.Spec.ServiceAccountName = "trainer"
-	ps.Spec.Containers = append(ps.Spec.Containers, container("log-shipper"))
+	ps.Spec.Containers = append(ps.Spec.Containers, corev1.Container{Name: "log-shipper", Image: "tensorflow/tensorflow:2.15.0"})
 	objs, err := newRenderer(t).Render(j, settings())
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/cluster"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/manifest"
@@ -22,11 +23,11 @@ func sidecar(j *job.Job) *job.Job {
 }
 
 func mxnet() *job.Job {
-	return &job.Job{Name: "mx", MXReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{
-		job.Scheduler: replica(1, job.RestartNever, container("mxnet", "python", "train.py")),
-		job.Server:    replica(2, job.RestartOnFailure, container("mxnet", "python", "train.py")),
-		job.Worker:    replica(3, job.RestartExitCode, container("mxnet", "python", "train.py")),
-	}}
+	return testjob.NewMX("mx").
+		Replica(job.Scheduler, 1, never, train("python", "train.py")).
+		Replica(job.Server, 2, testjob.RestartPolicy(job.RestartOnFailure), train("python", "train.py")).
+		Replica(job.Worker, 3, testjob.RestartPolicy(job.RestartExitCode), train("python", "train.py")).
+		Job()
 }
 
 // TestSidecarEnvMatchesCluster renders sidecar mode and checks that the env
@@ -40,14 +41,10 @@ func TestSidecarEnvMatchesCluster(t *testing.T) {
 	}{
 		{name: "dense", job: mnist},
 		{name: "dense with evaluator", job: func() *job.Job {
-			j := mnist()
-			j.TFReplicaSpecs[job.Evaluator] = replica(1, job.RestartNever, container("tensorflow"))
-			return j
+			return testjob.From(mnist()).Replica(job.Evaluator, 1, never, train()).Job()
 		}},
 		{name: "evaluator excluded, cluster domain", job: func() *job.Job {
-			j := mnist()
-			j.TFReplicaSpecs[job.Evaluator] = replica(1, job.RestartNever, container("tensorflow"))
-			return j
+			return testjob.From(mnist()).Replica(job.Evaluator, 1, never, train()).Job()
 		}, set: func(s *job.Settings) { s.ExcludeEvaluator, s.ClusterDomain = true, "cluster.local" }},
 		{name: "sparse", job: func() *job.Job { j := mnist(); j.EnableDynamicWorker = true; return j }},
 		{name: "sparse without ps", job: func() *job.Job {
@@ -62,22 +59,18 @@ func TestSidecarEnvMatchesCluster(t *testing.T) {
 			return j
 		}},
 		{name: "single replica", job: func() *job.Job {
-			return &job.Job{Name: "one", TFReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{job.Worker: replica(1, job.RestartNever, container("tensorflow"))}}
+			return testjob.New("one").Replica(job.Worker, 1, never, train()).Job()
 		}},
 		{name: "mxnet", job: mxnet},
 		{name: "mxnet with tuner labels", job: func() *job.Job {
-			j := mxnet()
-			j.MXReplicaSpecs[job.Tuner] = replica(1, job.RestartNever, container("mxnet"))
-			j.MXReplicaSpecs[job.Tuner].Label = "cpu"
-			return j
+			return testjob.From(mxnet()).Replica(job.Tuner, 1, never, train(), func(s *job.ReplicaSpec) { s.Label = "cpu" }).Job()
 		}},
 		// Values tfgen's validation refuses but Helm's values may hold:
 		// they must still reach the pod as data.
 		{name: "labels with quotes, commas and $(VAR)", job: func() *job.Job {
-			j := mxnet()
-			j.MXReplicaSpecs[job.Tuner] = replica(1, job.RestartNever, container("mxnet"))
-			j.MXReplicaSpecs[job.Tuner].Label = `cpu","worker":[{"url":"evil"}],"x":"$(POD_NAME)%2C,b:c`
-			return j
+			return testjob.From(mxnet()).Replica(job.Tuner, 1, never, train(), func(s *job.ReplicaSpec) {
+				s.Label = `cpu","worker":[{"url":"evil"}],"x":"$(POD_NAME)%2C,b:c`
+			}).Job()
 		}},
 		{name: "cluster domain with a quote and $(VAR)", job: mnist,
 			set: func(s *job.Settings) { s.ClusterDomain = `local","evil:1","$(POD_NAME)` }},
@@ -195,14 +188,11 @@ func kubeletExpand(s string, vars map[string]string) string {
 func TestRolesFlagMatchesLayout(t *testing.T) {
 	r := newRenderer(t)
 	for _, label := range []string{"cpu", "a,b", "x:1:2,worker:9:1", "100%", "%2C", `"quoted"`} {
-		j := mxnet()
-		j.JobMode = "MXTune"
-		j.MXReplicaSpecs = map[job.ReplicaType]*job.ReplicaSpec{
-			job.Tuner:        replica(1, job.RestartNever, container("mxnet", "python", "tune.py")),
-			job.TunerServer:  replica(2, job.RestartNever, container("mxnet", "python", "tune.py")),
-			job.TunerTracker: replica(1, job.RestartNever, container("mxnet", "python", "tune.py")),
-		}
-		j.MXReplicaSpecs[job.Tuner].Label = label
+		j := testjob.NewMX("mx").Edit(func(j *job.Job) { j.JobMode = "MXTune" }).
+			Replica(job.Tuner, 1, never, train("python", "tune.py"), func(s *job.ReplicaSpec) { s.Label = label }).
+			Replica(job.TunerServer, 2, never, train("python", "tune.py")).
+			Replica(job.TunerTracker, 1, never, train("python", "tune.py")).
+			Job()
 		objs, err := r.Render(j, settings())
 		if err != nil {
 			t.Fatal(err)

@@ -6,20 +6,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/cluster"
 	"github.com/tfgen/tfgen/pkg/job"
 )
 
 func ptr[T any](v T) *T { return &v }
 
+// testJob has a sidecar before the training container in every pod.
 func testJob() *job.Job {
-	spec := func(n int32, command ...string) *job.ReplicaSpec {
-		return &job.ReplicaSpec{Replicas: ptr(n), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{
-			{Name: "sidecar", Image: "s"}, {Name: "tensorflow", Image: "t", Command: command}}}}}
-	}
-	return &job.Job{Name: "j", TFReplicaSpecs: map[job.ReplicaType]*job.ReplicaSpec{
-		job.Worker: spec(3, "python"), job.PS: spec(2), job.Chief: spec(1, "python"),
-	}, EnableDynamicWorker: true}
+	sidecar := testjob.Pod(func(p *corev1.PodSpec) {
+		p.Containers = append([]corev1.Container{{Name: "sidecar", Image: "s"}}, p.Containers...)
+	})
+	return testjob.New("j").DynamicWorkers().
+		Replica(job.Worker, 3, sidecar, testjob.Image("t"), testjob.Command("python")).
+		Replica(job.PS, 2, sidecar, testjob.Image("t")).
+		Replica(job.Chief, 1, sidecar, testjob.Image("t"), testjob.Command("python")).
+		Job()
 }
 
 func TestBuild(t *testing.T) {

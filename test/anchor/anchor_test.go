@@ -30,7 +30,9 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/yaml"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/cli"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/test/controlplane"
 	"github.com/tfgen/tfgen/test/harness"
@@ -43,28 +45,12 @@ const (
 	shellImage = "tfgen.test/shell:1"
 )
 
-// job is the TFJob both systems run: n workers that each sleep 3 s.
-func job(n int) []byte {
-	return fmt.Appendf(nil, `apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata:
-  name: %s
-  namespace: %s
-spec:
-  successPolicy: AllWorkers
-  runPolicy:
-    cleanPodPolicy: Running
-  tfReplicaSpecs:
-    Worker:
-      replicas: %d
-      restartPolicy: Never
-      template:
-        spec:
-          containers:
-          - name: tensorflow
-            image: %s
-            command: ["sleep", "3"]
-`, jobName, namespace, n, shellImage)
+// tfJob is the TFJob both systems run: n workers that each sleep 3 s.
+func tfJob(n int) []byte {
+	return testjob.New(jobName).Namespace(namespace).CleanPodPolicy(job.CleanRunning).
+		Edit(func(j *job.Job) { j.SuccessPolicy = job.SuccessAllWorkers }).
+		Replica(job.Worker, int32(n), testjob.RestartPolicy(job.RestartNever), testjob.Image(shellImage), testjob.Command("sleep", "3")).
+		YAML()
 }
 
 // system is a way to run the job: Kubeflow's operator or tfgen.
@@ -83,7 +69,7 @@ type kubeflow struct{ n int }
 
 func (k kubeflow) apply(ctx context.Context, dyn dynamic.Interface) error {
 	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(job(k.n), &u.Object); err != nil {
+	if err := yaml.Unmarshal(tfJob(k.n), &u.Object); err != nil {
 		return err
 	}
 	_, err := dyn.Resource(tfjobs).Namespace(namespace).Create(ctx, u, metav1.CreateOptions{})
@@ -122,7 +108,7 @@ type tfgen struct{ objects []*unstructured.Unstructured }
 
 func newTfgen(n int, flags ...string) (*tfgen, error) {
 	var out, errOut bytes.Buffer
-	cmd := cli.NewRootCmd(cli.Streams{In: bytes.NewReader(job(n)), Out: &out, ErrOut: &errOut})
+	cmd := cli.NewRootCmd(cli.Streams{In: bytes.NewReader(tfJob(n)), Out: &out, ErrOut: &errOut})
 	cmd.SetArgs(append([]string{"render", "-f", "-", "-n", namespace, "--format", "json"}, flags...))
 	if err := cmd.Execute(); err != nil {
 		return nil, fmt.Errorf("render: %v\n%s", err, errOut.String())

@@ -5,14 +5,15 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 )
 
 // replica is one replica type of a test job.
 type replica struct {
-	kind   string // the dialect's replica type: Chief, PS, Worker...
-	n      int
-	policy string // restartPolicy
+	kind   job.ReplicaType
+	n      int32
+	policy job.RestartPolicy
 }
 
 // jobSpec is a test job: a Kubeflow TFJob whose replicas would run the
@@ -26,20 +27,13 @@ type jobSpec struct {
 func (j jobSpec) manifest(ns string) []byte {
 	var roles []string
 	for _, r := range j.replicas {
-		roles = append(roles, fmt.Sprintf("%s:%d:2222", strings.ToLower(r.kind), r.n))
+		roles = append(roles, fmt.Sprintf("%s:%d:2222", strings.ToLower(string(r.kind)), r.n))
 	}
 	slices.Sort(roles)
-	specs := object{}
+	b := testjob.New(j.name)
 	for _, r := range j.replicas {
-		c := object{"name": "tensorflow", "image": "tfgen.test/workload:1", "command": []string{"/workload"},
-			"args": []string{"--job", j.name, "--namespace", ns, "--roles", strings.Join(roles, ",")}}
-		specs[r.kind] = object{"replicas": r.n, "restartPolicy": r.policy, "template": object{"spec": object{"containers": []any{c}}}}
+		b.Replica(r.kind, r.n, testjob.RestartPolicy(r.policy), testjob.Image("tfgen.test/workload:1"), testjob.Command("/workload"),
+			testjob.Args("--job", j.name, "--namespace", ns, "--roles", strings.Join(roles, ",")))
 	}
-	job := object{"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": object{"name": j.name},
-		"spec": object{"tfReplicaSpecs": specs}}
-	b, err := yaml.Marshal(job)
-	if err != nil {
-		panic(err)
-	}
-	return b
+	return b.YAML()
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,48 +32,50 @@ type collection[T object] struct {
 // server last told it, and the objects just told: all of them after a
 // list, one after an added or changed one, none after a deletion, so that
 // it sees every state in order. A list or watch that fails, and a watch
-// that ends, list again after a pause: a busy API server times requests
-// out, and a watch expires. It returns ctx's error, with the last failed
-// call's if any.
+// that ends, list again after retry's pause: a busy API server times
+// requests out, and a watch expires. It returns ctx's error, with the
+// last failed call's if any (or the error of a call kube.IsFinal says
+// retrying cannot help, which client-go's errors never are).
 func until[T object](ctx context.Context, c collection[T], done func(all map[string]T, told []T) bool) error {
-	const first = 100 * time.Millisecond
-	pause := first
 	var last error
-	for {
+	err := retry.Do(ctx, func(ctx context.Context) error {
 		items, rv, err := c.list(ctx, c.opts)
-		if err == nil {
-			all := make(map[string]T, len(items))
-			for _, o := range items {
-				all[o.GetName()] = o
-			}
-			if done(all, items) {
-				return nil
-			}
-			opts := c.opts
-			opts.ResourceVersion = rv
-			var w watch.Interface
-			if w, err = c.watch(ctx, opts); err == nil && follow(ctx, w, all, done) {
-				return nil
-			}
-		}
 		if err != nil {
+			return err
+		}
+		all := make(map[string]T, len(items))
+		for _, o := range items {
+			all[o.GetName()] = o
+		}
+		if done(all, items) {
+			return nil
+		}
+		opts := c.opts
+		opts.ResourceVersion = rv
+		w, err := c.watch(ctx, opts)
+		if err != nil {
+			return err
+		}
+		if follow(ctx, w, all, done) {
+			return nil
+		}
+		return errWatchEnded
+	}, func(_ int, err error, _ time.Duration) {
+		if err != errWatchEnded && ctx.Err() == nil {
 			last = err
-		} else {
-			pause = first
 		}
-		select {
-		case <-ctx.Done():
-			if last != nil {
-				return fmt.Errorf("%w (last error: %v)", ctx.Err(), last)
-			}
-			return ctx.Err()
-		case <-time.After(pause):
-		}
-		if err != nil {
-			pause = min(2*pause, 2*time.Second)
-		}
+	})
+	switch {
+	case err == nil || ctx.Err() == nil:
+		return err
+	case last != nil:
+		return fmt.Errorf("%w (last error: %v)", ctx.Err(), last)
 	}
+	return ctx.Err()
 }
+
+// errWatchEnded is a watch's end before done held: until lists again.
+var errWatchEnded = errors.New("the watch ended")
 
 // follow applies w's events to all until done holds (true), or w ends or
 // reports an error, or ctx ends (false).
@@ -120,12 +123,14 @@ func pointers[T any](items []T) []*T {
 	return out
 }
 
-// Retry calls call until it succeeds or ctx ends, pausing between
-// attempts as the supervisor does (kube.Retry: a random wait up to 100 ms,
-// doubling up to 2 s), and returns its last error if ctx ended first: a saturated API server times requests out (a large job's
-// many supervisors), which says nothing of what a test checks.
+// Retry calls call until it succeeds, fails for good (kube.IsFinal) or
+// ctx ends, pausing between attempts as the supervisor does (kube.Retry:
+// a random wait up to 100 ms, doubling up to 2 s), and returns its last
+// error: a saturated API server times requests out (a large job's many
+// supervisors), which says nothing of what a test checks.
 func Retry(ctx context.Context, call func(context.Context) error) error {
 	return retry.Do(ctx, call, nil)
 }
 
+// retry paces Retry and the waits' lists and watches.
 var retry = kube.Retry{Initial: 100 * time.Millisecond, Max: 2 * time.Second}

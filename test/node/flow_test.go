@@ -11,6 +11,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -38,7 +39,7 @@ func TestWrapJobSucceeds(t *testing.T) {
 
 func wrapJobSucceeds(t *testing.T, volume string, flags []string) {
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "wrap", runPolicy: object{"cleanPodPolicy": "All"}, exits: []string{"ps=block"}, flags: flags,
+	r := c.startJob(t, jobSpec{name: "wrap", runPolicy: job.RunPolicy{CleanPodPolicy: job.CleanAll}, exits: []string{"ps=block"}, flags: flags,
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--connect", "--wait-for", "ps-0,worker-0,worker-1"}},
 			{kind: "PS", n: 1, policy: "Always", args: []string{"--connect"}},
@@ -98,7 +99,7 @@ func TestSidecarJobSucceeds(t *testing.T) {
 	c := getCluster(t)
 	// Worker 1 decides (AllWorkers): it waits for the test, while worker
 	// 0's pod stays for its logs to be read.
-	r := c.startJob(t, jobSpec{name: "side", runPolicy: object{"cleanPodPolicy": "Running"}, successPolicy: "AllWorkers",
+	r := c.startJob(t, jobSpec{name: "side", runPolicy: job.RunPolicy{CleanPodPolicy: job.CleanRunning}, successPolicy: "AllWorkers",
 		exits: []string{"worker-0=137,0", "ps=block"},
 		replicas: []replica{
 			{kind: "PS", n: 1, policy: "Never", sidecar: true},
@@ -150,7 +151,7 @@ func TestSidecarJobSucceeds(t *testing.T) {
 func TestRacingExits(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "race", runPolicy: object{"cleanPodPolicy": "None"}, exits: []string{"*=1"},
+	r := c.startJob(t, jobSpec{name: "race", runPolicy: job.RunPolicy{CleanPodPolicy: job.CleanNone}, exits: []string{"*=1"},
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
 			{kind: "Worker", n: 1, policy: "ExitCode", args: []string{"--wait-for", "chief-0"}},

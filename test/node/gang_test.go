@@ -5,6 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -23,7 +24,7 @@ var workloadAPI = struct {
 func TestGangKubernetesSchedules(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "gang", runPolicy: object{"schedulingPolicy": object{"minAvailable": 3}},
+	r := c.startJob(t, jobSpec{name: "gang", runPolicy: job.RunPolicy{SchedulingPolicy: &job.SchedulingPolicy{MinAvailable: new(int32(3))}},
 		flags: []string{"--gang-scheduler", "kubernetes"},
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "Never", args: []string{"--wait-for", "worker-0,worker-1"}},

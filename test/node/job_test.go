@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,21 +13,24 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/test/harness"
 )
 
 // replica is one replica type of a test job, run by the test workload.
 type replica struct {
-	kind     string // the dialect's replica type: Chief, PS, Worker, Scheduler...
-	n        int
-	policy   string   // restartPolicy
-	sidecar  bool     // no command: the image's entrypoint, sidecar mode
-	args     []string // further workload flags of this type
-	template object   // merged into the pod template's spec (securityContext...)
-	ctr      object   // merged into the training container
+	kind    string // the dialect's replica type: Chief, PS, Worker, Scheduler...
+	n       int
+	policy  job.RestartPolicy
+	sidecar bool     // no command: the image's entrypoint, sidecar mode
+	args    []string // further workload flags of this type
+	// edits change the pod spec or the training container further
+	// (securityContext...).
+	edits []testjob.Option
 }
 
 // jobSpec is a test job: a Kubeflow TFJob (or MXJob) whose replicas run
@@ -36,9 +38,9 @@ type replica struct {
 type jobSpec struct {
 	name      string
 	mxnet     bool
-	runPolicy object
+	runPolicy job.RunPolicy
 	// successPolicy of the job ("" or AllWorkers).
-	successPolicy string
+	successPolicy job.SuccessPolicy
 	replicas      []replica
 	exits         []string // --exit REPLICA=CODES
 	flags         []string // of tfgen render
@@ -66,7 +68,14 @@ func (j jobSpec) roles() string {
 // manifest is the job as a user writes it, for namespace ns, reporting
 // into dir.
 func (j jobSpec) manifest(ns, dir string) []byte {
-	specs := object{}
+	b := testjob.New(j.name)
+	if j.mxnet {
+		b = testjob.NewMX(j.name)
+	}
+	b.Edit(func(x *job.Job) {
+		x.Annotations, x.Labels = j.annotations, j.labels
+		x.RunPolicy, x.SuccessPolicy = j.runPolicy, j.successPolicy
+	})
 	for _, r := range j.replicas {
 		args := []string{"--job", j.name, "--namespace", ns, "--roles", j.roles()}
 		if !j.noReports {
@@ -78,44 +87,22 @@ func (j jobSpec) manifest(ns, dir string) []byte {
 		for _, e := range j.exits {
 			args = append(args, "--exit", e)
 		}
-		name := "tensorflow"
-		if j.mxnet {
-			name = "mxnet"
-		}
-		c := object{"name": name, "image": workloadImage, "imagePullPolicy": "Never", "args": append(args, r.args...)}
+		opts := []testjob.Option{testjob.RestartPolicy(r.policy), testjob.Image(workloadImage), testjob.Args(append(args, r.args...)...),
+			testjob.Container(func(c *corev1.Container) { c.ImagePullPolicy = corev1.PullNever })}
 		if !r.sidecar {
-			c["command"] = []string{workloadPath}
+			opts = append(opts, testjob.Command(workloadPath))
 		}
-		spec := object{"containers": []any{c}}
 		if !j.noReports {
-			c["volumeMounts"] = []any{object{"name": "reports", "mountPath": "/reports"}}
-			spec["volumes"] = []any{object{"name": "reports", "hostPath": object{"path": dir, "type": "Directory"}}}
+			opts = append(opts, testjob.Container(func(c *corev1.Container) {
+				c.VolumeMounts = []corev1.VolumeMount{{Name: "reports", MountPath: "/reports"}}
+			}), testjob.Pod(func(p *corev1.PodSpec) {
+				p.Volumes = []corev1.Volume{{Name: "reports", VolumeSource: corev1.VolumeSource{
+					HostPath: &corev1.HostPathVolumeSource{Path: dir, Type: new(corev1.HostPathDirectory)}}}}
+			}))
 		}
-		maps.Copy(c, r.ctr)
-		maps.Copy(spec, r.template)
-		specs[r.kind] = object{"replicas": r.n, "restartPolicy": r.policy, "template": object{"spec": spec}}
+		b.Replica(job.ReplicaType(r.kind), int32(r.n), append(opts, r.edits...)...)
 	}
-	meta := object{"name": j.name}
-	if len(j.annotations) > 0 {
-		meta["annotations"] = j.annotations
-	}
-	if len(j.labels) > 0 {
-		meta["labels"] = j.labels
-	}
-	spec := object{"runPolicy": j.runPolicy, "tfReplicaSpecs": specs}
-	if j.successPolicy != "" {
-		spec["successPolicy"] = j.successPolicy
-	}
-	job := object{"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": meta, "spec": spec}
-	if j.mxnet {
-		job["kind"] = "MXJob"
-		job["spec"] = object{"runPolicy": j.runPolicy, "jobMode": "MXTrain", "mxReplicaSpecs": specs}
-	}
-	b, err := yaml.Marshal(job)
-	if err != nil {
-		panic(err)
-	}
-	return b
+	return b.YAML()
 }
 
 // run is a test job applied to the cluster; its waits take waitTimeout

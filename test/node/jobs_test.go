@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/test/harness"
 )
@@ -33,7 +34,7 @@ func TestJobSucceeds(t *testing.T) {
 	c := getCluster(t)
 	// The evaluator serves for ever: it gets no time to finish after the
 	// chief's success (test/supervisor tests that time).
-	r := c.startJob(t, jobSpec{name: "mnist", runPolicy: object{"cleanPodPolicy": "All"},
+	r := c.startJob(t, jobSpec{name: "mnist", runPolicy: job.RunPolicy{CleanPodPolicy: job.CleanAll},
 		exits:       []string{"ps=block", "evaluator=block"},
 		annotations: map[string]string{"tfgen.io/evaluator-grace": "0s"},
 		replicas: []replica{
@@ -213,7 +214,7 @@ func TestChiefFailsPermanently(t *testing.T) {
 func TestRetriesUntilBackoffLimit(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "retry", runPolicy: object{"backoffLimit": 2, "ttlSecondsAfterFinished": 2, "cleanPodPolicy": "None"},
+	r := c.startJob(t, jobSpec{name: "retry", runPolicy: job.RunPolicy{BackoffLimit: new(int32(2)), TTLSecondsAfterFinished: new(int32(2)), CleanPodPolicy: job.CleanNone},
 		exits: []string{"chief=137", "worker=block"},
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
@@ -243,7 +244,7 @@ func TestRetriesUntilBackoffLimit(t *testing.T) {
 func TestActiveDeadline(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "deadline", runPolicy: object{"activeDeadlineSeconds": 2, "cleanPodPolicy": "Running"}, exits: []string{"*=block"},
+	r := c.startJob(t, jobSpec{name: "deadline", runPolicy: job.RunPolicy{ActiveDeadlineSeconds: new(int64(2)), CleanPodPolicy: job.CleanRunning}, exits: []string{"*=block"},
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode"},
 			{kind: "Worker", n: 1, policy: "OnFailure"},
@@ -303,7 +304,7 @@ func containerStatus(p *corev1.Pod, name string) corev1.ContainerStatus {
 func TestSidecarPodAfterTheJobHolds(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "hold", runPolicy: object{"cleanPodPolicy": "None"}, replicas: []replica{
+	r := c.startJob(t, jobSpec{name: "hold", runPolicy: job.RunPolicy{CleanPodPolicy: job.CleanNone}, replicas: []replica{
 		{kind: "Worker", n: 2, policy: "OnFailure", sidecar: true, args: []string{"--wait-for", "worker-0,worker-1"}},
 	}}, nil)
 	s := r.WaitStatus("the job to end", (*record.Status).Ended)

@@ -12,12 +12,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/operate"
 	"github.com/tfgen/tfgen/pkg/record"
 )
@@ -47,7 +50,9 @@ const (
 
 // kueueRequests is what each training container of a Kueue test asks
 // for: with tfsupervisor's own 10m, a pod asks for 60m of CPU.
-var kueueRequests = object{"resources": object{"requests": object{"cpu": "50m", "memory": "16Mi"}}}
+var kueueRequests = testjob.Container(func(c *corev1.Container) {
+	c.Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("16Mi")}
+})
 
 // kueueQueue is one test's ClusterQueue, named after the test, with CPU
 // cpu (memory enough), preempting lower priorities within it.
@@ -310,9 +315,9 @@ func kueueJob(name string, sidecar bool) jobSpec {
 	return jobSpec{name: name, labels: map[string]string{"kueue.x-k8s.io/queue-name": "q"},
 		exits: []string{"ps=block"},
 		replicas: []replica{
-			{kind: "Chief", n: 1, policy: "Never", sidecar: sidecar, args: args, ctr: kueueRequests},
-			{kind: "PS", n: 1, policy: "Never", sidecar: sidecar, ctr: kueueRequests},
-			{kind: "Worker", n: 2, policy: "OnFailure", sidecar: sidecar, ctr: kueueRequests},
+			{kind: "Chief", n: 1, policy: "Never", sidecar: sidecar, args: args, edits: []testjob.Option{kueueRequests}},
+			{kind: "PS", n: 1, policy: "Never", sidecar: sidecar, edits: []testjob.Option{kueueRequests}},
+			{kind: "Worker", n: 2, policy: "OnFailure", sidecar: sidecar, edits: []testjob.Option{kueueRequests}},
 		}}
 }
 
@@ -426,7 +431,7 @@ func TestKueuePreemption(t *testing.T) {
 	}
 	q := c.newKueueQueue(t, "300m")
 	low := kueueJob("low", false)
-	low.runPolicy = object{"backoffLimit": 0, "schedulingPolicy": object{"priorityClass": "tfgen-test-low"}}
+	low.runPolicy = job.RunPolicy{BackoffLimit: new(int32(0)), SchedulingPolicy: &job.SchedulingPolicy{PriorityClass: "tfgen-test-low"}}
 	lo := q.startJob(t, low)
 	lo.waitWorkload("the low job admitted", admitted)
 	lo.waitReport(lo.Name + "-chief-0")
@@ -434,10 +439,10 @@ func TestKueuePreemption(t *testing.T) {
 	lo.waitReport(lo.Name + "-worker-0")
 
 	high := jobSpec{name: "high", labels: map[string]string{"kueue.x-k8s.io/queue-name": "q"},
-		runPolicy: object{"schedulingPolicy": object{"priorityClass": "tfgen-test-high"}},
+		runPolicy: job.RunPolicy{SchedulingPolicy: &job.SchedulingPolicy{PriorityClass: "tfgen-test-high"}},
 		replicas: []replica{
-			{kind: "Chief", n: 1, policy: "Never", args: []string{"--wait-for", "worker-0,gate-0"}, ctr: kueueRequests},
-			{kind: "Worker", n: 1, policy: "Never", ctr: kueueRequests},
+			{kind: "Chief", n: 1, policy: "Never", args: []string{"--wait-for", "worker-0,gate-0"}, edits: []testjob.Option{kueueRequests}},
+			{kind: "Worker", n: 1, policy: "Never", edits: []testjob.Option{kueueRequests}},
 		}}
 	hi := q.startJob(t, high)
 	w := lo.waitWorkload("the low job evicted", func(w *kueueWorkload) bool { return w.isTrue("Evicted") != nil })
@@ -496,7 +501,7 @@ func TestKueueSuspendResume(t *testing.T) {
 	q := c.newKueueQueue(t, "300m")
 	spec := jobSpec{name: "pause", labels: map[string]string{"kueue.x-k8s.io/queue-name": "q"},
 		exits:    []string{"worker-0=block,0"},
-		replicas: []replica{{kind: "Worker", n: 1, policy: "ExitCode", ctr: kueueRequests}}}
+		replicas: []replica{{kind: "Worker", n: 1, policy: "ExitCode", edits: []testjob.Option{kueueRequests}}}}
 	r := q.startJob(t, spec)
 	r.waitWorkload("the job admitted", admitted)
 	r.waitReport("pause-worker-0")

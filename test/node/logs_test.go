@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -32,7 +33,7 @@ func TestLogsSurviveTeardown(t *testing.T) {
 			t.Parallel()
 			c := getCluster(t)
 			name := "logs-" + tc.name
-			r := c.startJob(t, jobSpec{name: name, runPolicy: object{"cleanPodPolicy": "All"},
+			r := c.startJob(t, jobSpec{name: name, runPolicy: job.RunPolicy{CleanPodPolicy: job.CleanAll},
 				exits: []string{"ps=block", "worker-1=1", "worker=block"},
 				replicas: []replica{
 					{kind: "PS", n: 1, policy: "OnFailure"},

@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/test/harness"
 	"github.com/tfgen/tfgen/test/prometheus"
@@ -94,7 +95,7 @@ func TestMetricsCountEachJobOnce(t *testing.T) {
 		{name: "bad", exits: []string{"chief=1", "worker=block"}, replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
 			{kind: "Worker", n: 1, policy: "OnFailure"}}},
-		{name: "retry", runPolicy: object{"backoffLimit": 3}, exits: []string{"chief=137,0"}, replicas: []replica{
+		{name: "retry", runPolicy: job.RunPolicy{BackoffLimit: new(int32(3))}, exits: []string{"chief=137,0"}, replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0"}},
 			{kind: "Worker", n: 1, policy: "OnFailure"}}},
 	}

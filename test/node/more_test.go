@@ -11,7 +11,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -29,10 +32,13 @@ var restrictedLabels = map[string]string{
 // supervisor image's, RuntimeDefault seccomp, no privilege escalation, no
 // capabilities, a read-only root filesystem.
 func restricted(r replica) replica {
-	r.template = object{"securityContext": object{
-		"runAsNonRoot": true, "runAsUser": 1000, "seccompProfile": object{"type": "RuntimeDefault"}}}
-	r.ctr = object{"securityContext": object{
-		"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "capabilities": object{"drop": []string{"ALL"}}}}
+	r.edits = append(r.edits, testjob.Pod(func(p *corev1.PodSpec) {
+		p.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: new(true), RunAsUser: new(int64(1000)),
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}
+	}), testjob.Container(func(c *corev1.Container) {
+		c.SecurityContext = &corev1.SecurityContext{AllowPrivilegeEscalation: new(false), ReadOnlyRootFilesystem: new(true),
+			Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
+	}))
 	return r
 }
 
@@ -110,7 +116,7 @@ func TestSuspendResume(t *testing.T) {
 func TestSupervisorKilled(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "kill", runPolicy: object{"backoffLimit": 5}, exits: []string{"worker-0=137,block,0"},
+	r := c.startJob(t, jobSpec{name: "kill", runPolicy: job.RunPolicy{BackoffLimit: new(int32(5))}, exits: []string{"worker-0=137,block,0"},
 		replicas: []replica{{kind: "Worker", n: 1, policy: "ExitCode"}}}, nil)
 	r.WaitRecord("kill-worker-0", func(rec record.Replica) bool { return rec.Restarts == 1 && rec.State == record.StateRunning })
 	poll(t, "worker-0's second run", func(context.Context) (bool, string, error) {

@@ -15,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -46,7 +48,7 @@ func TestNothingLeftRunning(t *testing.T) {
 			// The workers finish before the chief decides: their pods go
 			// while it runs.
 			name: "chief",
-			spec: jobSpec{name: "chiefw", runPolicy: object{"cleanPodPolicy": "All"},
+			spec: jobSpec{name: "chiefw", runPolicy: job.RunPolicy{CleanPodPolicy: job.CleanAll},
 				replicas: []replica{
 					{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "worker-0,worker-1,gate-0"}},
 					{kind: "Worker", n: 2, policy: "OnFailure"},
@@ -95,10 +97,10 @@ func TestNothingLeftRunning(t *testing.T) {
 func TestKeeperPodDeletedMidTeardown(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
-	r := c.startJob(t, jobSpec{name: "mid", runPolicy: object{"cleanPodPolicy": "All"}, exits: []string{"ps=deaf"},
+	r := c.startJob(t, jobSpec{name: "mid", runPolicy: job.RunPolicy{CleanPodPolicy: job.CleanAll}, exits: []string{"ps=deaf"},
 		replicas: []replica{
 			{kind: "Chief", n: 1, policy: "ExitCode", args: []string{"--wait-for", "ps-0,gate-0"}},
-			{kind: "PS", n: 1, policy: "Never", template: object{"terminationGracePeriodSeconds": 20}},
+			{kind: "PS", n: 1, policy: "Never", edits: []testjob.Option{testjob.Pod(func(p *corev1.PodSpec) { p.TerminationGracePeriodSeconds = new(int64(20)) })}},
 		}}, nil)
 	r.waitReport("mid-ps-0")
 	// The PS trains when the job ends, in the record the keeper reads.

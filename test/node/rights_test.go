@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -73,8 +74,8 @@ func TestUserServiceAccountKeepsItsRights(t *testing.T) {
 	before := c.rules(t, ns, "trainer")
 
 	spec := jobSpec{name: "usersa", replicas: []replica{
-		{kind: "Chief", n: 1, policy: "Never", args: []string{"--wait-for", "worker-0"}, template: object{"serviceAccountName": "trainer"}},
-		{kind: "Worker", n: 1, policy: "Never", sidecar: true, template: object{"serviceAccountName": "trainer"}},
+		{kind: "Chief", n: 1, policy: "Never", args: []string{"--wait-for", "worker-0"}, edits: []testjob.Option{testjob.Pod(func(p *corev1.PodSpec) { p.ServiceAccountName = "trainer" })}},
+		{kind: "Worker", n: 1, policy: "Never", sidecar: true, edits: []testjob.Option{testjob.Pod(func(p *corev1.PodSpec) { p.ServiceAccountName = "trainer" })}},
 	}}
 	r := c.render(t, spec, ns)
 	r.Started = time.Now()

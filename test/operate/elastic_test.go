@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/test/harness"
 	"github.com/tfgen/tfgen/test/nodeagent"
 )
@@ -23,32 +25,24 @@ import (
 // (900m of CPU each), tainted so that no other test's pod lands there.
 const smallNode = "small"
 
-// elasticJob is a DRAGON job of the small node: its workers print the
-// TF_CONFIG of each run to DIR/POD.tfconfig and train until DIR/NAME.done
-// exists, then exit 0.
-const elasticJob = `apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata:
-  name: @NAME@
-spec:
-  min-instances: @MIN@
-  max-instances: @MAX@
-  tfReplicaSpecs:
-    Worker:
-      replicas: @MAX@
-      restartPolicy: OnFailure
-      template:
-        spec:
-          nodeSelector: {kubernetes.io/hostname: small}
-          tolerations: [{key: tfgen.test/small, operator: Exists, effect: NoSchedule}]
-          terminationGracePeriodSeconds: 2
-          containers:
-            - name: tensorflow
-              image: tfgen.test/shell:1
-              command: [sh, -c, 'printf "%s\n" "$TF_CONFIG" >> "$DIR/$POD_NAME.tfconfig"; while [ ! -e "$DIR/@NAME@.done" ]; do sleep 0.2; done']
-              env: [{name: DIR, value: "@DIR@"}]
-              resources: {requests: {cpu: 900m}}
-`
+// elasticJob is DRAGON job name of the small node, of lo to hi
+// workers: its workers print the TF_CONFIG of each run to
+// dir/POD.tfconfig and train until dir/NAME.done exists, then exit 0.
+func elasticJob(name string, lo, hi int32, dir string) []byte {
+	return testjob.New(name).Edit(func(j *job.Job) { j.MinInstances, j.MaxInstances = &lo, &hi }).
+		Replica(job.Worker, hi, testjob.RestartPolicy(job.RestartOnFailure), testjob.Image("tfgen.test/shell:1"),
+			testjob.Shell(`printf "%s\n" "$TF_CONFIG" >> "$DIR/$POD_NAME.tfconfig"; while [ ! -e "$DIR/`+name+`.done" ]; do sleep 0.2; done`),
+			testjob.Env("DIR", dir),
+			testjob.Container(func(c *corev1.Container) {
+				c.Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("900m")}
+			}),
+			testjob.Pod(func(p *corev1.PodSpec) {
+				p.NodeSelector = map[string]string{"kubernetes.io/hostname": smallNode}
+				p.Tolerations = []corev1.Toleration{{Key: "tfgen.test/small", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+				p.TerminationGracePeriodSeconds = new(int64(2))
+			})).
+		YAML()
+}
 
 // startSmallNode starts a node agent for the small node.
 func startSmallNode(t *testing.T, c *cluster) {
@@ -110,9 +104,8 @@ func TestElastic(t *testing.T) {
 	c := newCluster(t, "op-elastic")
 	startSmallNode(t, c)
 	dir := t.TempDir()
-	apply := func(name string, lo, hi int) {
-		src := strings.NewReplacer("@NAME@", name, "@MIN@", fmt.Sprint(lo), "@MAX@", fmt.Sprint(hi), "@DIR@", dir).Replace(elasticJob)
-		c.applyYAML([]byte(src), false)
+	apply := func(name string, lo, hi int32) {
+		c.applyYAML(elasticJob(name, lo, hi, dir), false)
 	}
 	a, b := c.job("ela").Within(5*time.Minute), c.job("elb").Within(5*time.Minute)
 	training := func(job string, n int, pods ...string) {

@@ -11,31 +11,25 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/test/harness"
 )
 
 // resizeJob is a job of n workers on the node agent, each printing the
-// TF_CONFIG it got to DIR/POD.tfconfig and training until its pod stops;
+// TF_CONFIG it got to dir/POD.tfconfig and training until its pod stops;
 // with dynamic workers (sparse TF_CONFIG) or not.
-const resizeJob = `apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata:
-  name: grow
-spec:
-  enableDynamicWorker: @SPARSE@
-  tfReplicaSpecs:
-    Worker:
-      replicas: @N@
-      restartPolicy: OnFailure
-      template:
-        spec:
-          terminationGracePeriodSeconds: 2
-          containers:
-            - name: tensorflow
-              image: tfgen.test/shell:1
-              command: [sh, -c, 'printf "%s\n" "$TF_CONFIG" >> "$DIR/$POD_NAME.tfconfig"; exec sleep 100000']
-              env: [{name: DIR, value: "@DIR@"}]
-`
+func resizeJob(n int, dir string, sparse bool) []byte {
+	b := testjob.New("grow").Replica(job.Worker, int32(n), testjob.RestartPolicy(job.RestartOnFailure), testjob.Image("tfgen.test/shell:1"),
+		testjob.Shell(`printf "%s\n" "$TF_CONFIG" >> "$DIR/$POD_NAME.tfconfig"; exec sleep 100000`), testjob.Env("DIR", dir),
+		testjob.Pod(func(p *corev1.PodSpec) { p.TerminationGracePeriodSeconds = new(int64(2)) }))
+	if sparse {
+		b.DynamicWorkers()
+	}
+	return b.YAML()
+}
 
 // resize runs a job of from workers on the node agent, resizes it to to
 // workers with tfgen scale, and returns the time until every worker
@@ -52,8 +46,7 @@ func resizeJobOf(tb testing.TB, from, to int, sparse bool) (time.Duration, int, 
 	c := newCluster(tb, "op-resize-"+map[bool]string{false: "dense", true: "sparse"}[sparse])
 	startAgent(tb, c.cp)
 	dir := tb.TempDir()
-	src := strings.NewReplacer("@N@", strconv.Itoa(from), "@DIR@", dir, "@SPARSE@", strconv.FormatBool(sparse)).Replace(resizeJob)
-	c.applyYAML([]byte(src), false)
+	c.applyYAML(resizeJob(from, dir, sparse), false)
 	pods := func(n int) []string {
 		out := make([]string, n)
 		for i := range out {

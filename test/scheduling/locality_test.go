@@ -9,8 +9,12 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/test/controlplane"
 	"github.com/tfgen/tfgen/test/harness"
 )
@@ -18,26 +22,14 @@ import (
 // dragonJob is DRAGON's job (seed 003) at this cluster's scale: one
 // parameter server and four workers of 900m CPU each (910m with
 // tfsupervisor's sidecar), four of which fit on a node, not five.
-const dragonJob = `apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata: {name: dragon}
-spec:
-  min-instances: 1
-  max-instances: 4
-  tfReplicaSpecs:
-    PS:
-      replicas: 1
-      template:
-        spec:
-          containers:
-            - {name: tensorflow, image: tfgen.test/train:1, command: [python, train.py], resources: {requests: {cpu: 900m}}}
-    Worker:
-      replicas: 4
-      template:
-        spec:
-          containers:
-            - {name: tensorflow, image: tfgen.test/train:1, command: [python, train.py], resources: {requests: {cpu: 900m}}}
-`
+func dragonJob() []byte {
+	train := []testjob.Option{testjob.Image("tfgen.test/train:1"), testjob.Command("python", "train.py"),
+		testjob.Container(func(c *corev1.Container) {
+			c.Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("900m")}
+		})}
+	return testjob.New("dragon").Edit(func(j *job.Job) { j.MinInstances, j.MaxInstances = new(int32(1)), new(int32(4)) }).
+		Replica(job.PS, 1, train...).Replica(job.Worker, 4, train...).YAML()
+}
 
 // workersBesidePS is how many workers fit on the parameter server's node.
 const workersBesidePS = 3
@@ -96,7 +88,7 @@ func TestLocality(t *testing.T) {
 // render renders dragonJob into namespace ns with tfgen render and flags.
 func render(t *testing.T, ns string, flags ...string) []harness.Object {
 	t.Helper()
-	out := cli.Tfgen.Must(t, []byte(dragonJob), append([]string{"render", "-f", "-", "-n", ns}, flags...)...)
+	out := cli.Tfgen.Must(t, dragonJob(), append([]string{"render", "-f", "-", "-n", ns}, flags...)...)
 	objs, ok, err := harness.DecodeObjects(out)
 	if err != nil || !ok {
 		t.Fatalf("tfgen render: %v\n%s", err, out)

@@ -16,6 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/tfgen/tfgen/internal/testjob"
+	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/localrun"
 	"github.com/tfgen/tfgen/test/controlplane"
 	"github.com/tfgen/tfgen/test/harness"
@@ -58,33 +60,27 @@ func startAgent(t *testing.T, cp *controlplane.ControlPlane) *nodeagent.Agent {
 // replicas' names as hostAliases of 127.0.0.1.
 func clusterJob(ns, results string, ports []int) string {
 	const name = "tf-ps"
-	types := []string{"chief", "ps", "worker"}
+	types := []job.ReplicaType{job.Chief, job.PS, job.Worker}
 	var aliases []string
 	for _, t := range types {
-		aliases = append(aliases, fmt.Sprintf("%s-%s-0.%s-%s.%s.svc", name, t, name, t, ns))
+		typ := strings.ToLower(string(t))
+		aliases = append(aliases, fmt.Sprintf("%s-%s-0.%s-%s.%s.svc", name, typ, name, typ, ns))
 	}
-	spec := func(kind string, port int) string {
-		return fmt.Sprintf(`    %s:
-      replicas: 1
-      restartPolicy: OnFailure
-      template:
-        spec:
-          terminationGracePeriodSeconds: 5
-          hostAliases: [{ip: 127.0.0.1, hostnames: [%s]}]
-          containers:
-            - name: tensorflow
-              image: %s
-              command: ["python3", "/app/ps.py", "--epochs", "5"]
-              ports: [{name: tfjob-port, containerPort: %d}]
-              env:
-                - {name: TF_CPP_MIN_LOG_LEVEL, value: "2"}
-                - {name: TF_NUM_INTRAOP_THREADS, value: "1"}
-                - {name: TF_NUM_INTEROP_THREADS, value: "2"}
-                - {name: RESULTS_DIR, value: %q}
-`, kind, strings.Join(aliases, ", "), tfImage, port, results)
+	b := testjob.New(name).Namespace(ns).CleanPodPolicy(job.CleanRunning)
+	for i, t := range types {
+		b.Replica(t, 1, testjob.RestartPolicy(job.RestartOnFailure), testjob.Image(tfImage),
+			testjob.Command("python3", "/app/ps.py", "--epochs", "5"),
+			testjob.Env("TF_CPP_MIN_LOG_LEVEL", "2"), testjob.Env("TF_NUM_INTRAOP_THREADS", "1"), testjob.Env("TF_NUM_INTEROP_THREADS", "2"),
+			testjob.Env("RESULTS_DIR", results),
+			testjob.Container(func(c *corev1.Container) {
+				c.Ports = []corev1.ContainerPort{{Name: "tfjob-port", ContainerPort: int32(ports[i])}}
+			}),
+			testjob.Pod(func(p *corev1.PodSpec) {
+				p.TerminationGracePeriodSeconds = new(int64(5))
+				p.HostAliases = []corev1.HostAlias{{IP: "127.0.0.1", Hostnames: aliases}}
+			}))
 	}
-	return fmt.Sprintf("apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  runPolicy: {cleanPodPolicy: Running}\n  tfReplicaSpecs:\n",
-		name, ns) + spec("Chief", ports[0]) + spec("PS", ports[1]) + spec("Worker", ports[2])
+	return b.String()
 }
 
 // jobStatus is what the test reads of tfgen status -o json: the state and
