@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +32,8 @@ type podRun struct {
 	stopOnce  sync.Once
 	killOnce  sync.Once
 	dirty     chan struct{} // a status change to write
+	version   atomic.Uint64 // of the status: one more at each change
+	synced    uint64        // the version last written (the status writer's)
 	statusRun chan struct{} // closed when the status writer has ended
 
 	mu          sync.Mutex
@@ -120,6 +123,7 @@ func (r *podRun) stopped() bool {
 
 // changed asks the status writer to write the current status.
 func (r *podRun) changed() {
+	r.version.Add(1)
 	select {
 	case r.dirty <- struct{}{}:
 	default:

@@ -11,14 +11,19 @@ import (
 	"k8s.io/client-go/util/retry"
 )
 
-// writeStatuses writes the pod's status whenever it changed, and once more
-// when done is closed.
+// writeStatuses writes the pod's status whenever it changed since the
+// last write, and once more when done is closed. A change that a write
+// already carried (it came while the write waited its turn) is not
+// written again: the kubelet's status manager reads and patches a pod
+// only when the status it has is newer than the one it synced.
 func (r *podRun) writeStatuses(done <-chan struct{}) {
 	defer close(r.statusRun)
 	for {
 		select {
 		case <-r.dirty:
-			r.writeStatus()
+			if r.version.Load() != r.synced {
+				r.writeStatus()
+			}
 		case <-done:
 			r.writeStatus()
 			return
@@ -46,14 +51,17 @@ func (r *podRun) writeStatus() {
 			return err
 		}
 		status := *p.Status.DeepCopy()
+		version := r.version.Load() // before the fill: a later change writes again
 		r.mu.Lock()
 		r.fillStatus(&status)
 		r.mu.Unlock()
 		patch, err := statusPatch(p.UID, p.Status, status)
-		if err != nil || string(patch) == "{}" {
-			return err
+		if err == nil && string(patch) != "{}" {
+			_, err = pods.Patch(ctx, r.pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 		}
-		_, err = pods.Patch(ctx, r.pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+		if err == nil {
+			r.synced = version
+		}
 		return err
 	})
 	if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
