@@ -27,7 +27,8 @@
 //   - Status: phase, the Initialized/ContainersReady/Ready conditions, podIP,
 //     container states with exit codes and termination messages, written
 //     as the kubelet writes them: the pod read, then a strategic merge
-//     patch of its status with the pod's UID as a precondition.
+//     patch of its status with the pod's UID as a precondition, and only
+//     for a status newer than the one last written.
 //   - Deletion: SIGTERM to each container's main process, SIGKILL to the
 //     whole session after the pod's deletion grace period, then the pod is
 //     deleted with grace period 0.
