@@ -207,3 +207,21 @@ func (j *Job) giver(s *record.Status, pods []ElasticPod, waiting map[string]bool
 	}
 	return best
 }
+
+// neighbours is the elastic pods of the namespace, nil when the job is
+// not elastic.
+func (kp *keeping) neighbours() Neighbourhood {
+	if kp.Job.Elastic == nil {
+		return nil
+	}
+	return kp.Neighbours
+}
+
+// neighboursChanged is the elastic pods' change notice (nil when the job
+// is not elastic).
+func (kp *keeping) neighboursChanged() <-chan struct{} {
+	if n := kp.neighbours(); n != nil {
+		return n.Changed()
+	}
+	return nil
+}
