@@ -40,9 +40,9 @@ var enforceRetry = kube.DefaultRetry
 // status gives (Job.Targets), the keeper's one actor: it runs at the
 // keeper's start, whenever the targets change, again after a failure
 // until they are met, and when the keeper's pods suggest a StatefulSet
-// drifted from its target (check). Each target is set once it is known; a new keeper
-// sets them all once more, which is how it finishes what an old one
-// began. The keeper's own type comes last: setting it may stop the
+// drifted from its target (check). Each target is set once it is known;
+// a new keeper sets them all once more, which is how it finishes what an
+// old one began. The keeper's own type comes last: setting it may stop the
 // keeper itself.
 type enforcer struct {
 	scaler Scaler

@@ -31,14 +31,15 @@ type collection[T object] struct {
 // holds, or ctx ends. done is given every object by name, as the API
 // server last told it, and the objects just told: all of them after a
 // list, one after an added or changed one, none after a deletion, so that
-// it sees every state in order. A list or watch that fails, and a watch
-// that ends, list again after retry's pause: a busy API server times
-// requests out, and a watch expires. It returns ctx's error, with the
-// last failed call's if any (or the error of a call kube.IsFinal says
-// retrying cannot help, which client-go's errors never are).
+// it sees every state in order. A list or watch that fails lists again
+// after retry's pause (a busy API server times requests out); a watch
+// that ends (it expires) lists again at once, with the pause started
+// afresh. It returns ctx's error, with the last failed call's if any (or
+// the error of a call kube.IsFinal says retrying cannot help, which
+// client-go's errors never are).
 func until[T object](ctx context.Context, c collection[T], done func(all map[string]T, told []T) bool) error {
 	var last error
-	err := retry.Do(ctx, func(ctx context.Context) error {
+	round := func(ctx context.Context) error {
 		items, rv, err := c.list(ctx, c.opts)
 		if err != nil {
 			return err
@@ -60,11 +61,16 @@ func until[T object](ctx context.Context, c collection[T], done func(all map[str
 			return nil
 		}
 		return errWatchEnded
-	}, func(_ int, err error, _ time.Duration) {
-		if err != errWatchEnded && ctx.Err() == nil {
+	}
+	noteFailure := func(_ int, err error, _ time.Duration) {
+		if ctx.Err() == nil {
 			last = err
 		}
-	})
+	}
+	err := retry.Do(ctx, round, noteFailure)
+	for errors.Is(err, errWatchEnded) && ctx.Err() == nil {
+		err = retry.Do(ctx, round, noteFailure)
+	}
 	switch {
 	case err == nil || ctx.Err() == nil:
 		return err
@@ -74,8 +80,9 @@ func until[T object](ctx context.Context, c collection[T], done func(all map[str
 	return ctx.Err()
 }
 
-// errWatchEnded is a watch's end before done held: until lists again.
-var errWatchEnded = errors.New("the watch ended")
+// errWatchEnded is a watch's end before done held: no failure, so final
+// to retry, and until lists again with retry's pause started afresh.
+var errWatchEnded = kube.Final(errors.New("the watch ended"))
 
 // follow applies w's events to all until done holds (true), or w ends or
 // reports an error, or ctx ends (false).
