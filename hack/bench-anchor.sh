@@ -11,8 +11,9 @@
 # and the ratios of tfgen to each anchor as tables. Not part of make test.
 #
 #   hack/bench-anchor.sh                  # N=100,500,1000, one run each of Kubeflow,
-#                                         # JobSet, tfgen (the default render) and
-#                                         # tfgen-copy (--supervisor-volume copy)
+#                                         # JobSet, tfgen (the default render),
+#                                         # tfgen-copy (--supervisor-volume copy) and
+#                                         # tfgen-pods (--endpoints pod)
 #   N=500 RUNS=3 hack/bench-anchor.sh
 #   SYSTEMS=tfgen N=100 hack/bench-anchor.sh
 #   PROFILE=/tmp/prof hack/bench-anchor.sh  # the API server's CPU profiles
@@ -28,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${TFGEN_BIN:-$PWD/bin}
 [[ -n ${TABLE:-} || ( -x $BIN/kube-apiserver && -x $BIN/etcd ) ]] || { echo "bench-anchor.sh: no control plane in $BIN; run make tools" >&2; exit 1; }
-SYSTEMS=${SYSTEMS:-kubeflow,jobset,tfgen,tfgen-copy}
+SYSTEMS=${SYSTEMS:-kubeflow,jobset,tfgen,tfgen-copy,tfgen-pods}
 if [[ -z ${TABLE:-} ]]; then
 	[[ ,$SYSTEMS, != *,kubeflow,* ]] || hack/anchor/operator.sh "$BIN/kubeflow"
 	[[ ,$SYSTEMS, != *,jobset,* ]] || hack/anchor/jobset.sh "$BIN"

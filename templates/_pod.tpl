@@ -63,6 +63,14 @@ user's fields with toJson, tfgen's as literals.
 {{- /* tfsupervisor's identity, in variables of its own: the user's
        POD_NAME and POD_NAMESPACE may hold anything. */}}
 {{- $podEnv := `{"name":"TFGEN_POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"TFGEN_POD_NAMESPACE","valueFrom":{"fieldRef":{"fieldPath":"metadata.namespace"}}}` }}
+{{- /* With tfgen.endpoints pod, the watching supervisor publishes the pod's
+       address (its IPs from the downward API) for the type's Service. */}}
+{{- $watchFlags := $flags }}
+{{- $watchEnv := $podEnv }}
+{{- if $ctx.byPod }}
+{{- $watchFlags = printf `%s,"--publish-address"` $flags }}
+{{- $watchEnv = printf `%s,{"name":"TFGEN_POD_IPS","valueFrom":{"fieldRef":{"fieldPath":"status.podIPs"}}}` $podEnv }}
+{{- end }}
 {{- $own := `"resources":{"limits":{"memory":"64Mi"},"requests":{"cpu":"10m","memory":"32Mi"}},"securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65532,"seccompProfile":{"type":"RuntimeDefault"}}` }}
 {{- /* Locality: tfgen's preferred pod affinity terms, after the
        template's own; the rest of the template's affinity stays as it is.
@@ -169,7 +177,7 @@ user's fields with toJson, tfgen's as literals.
 {{- end }}
 
 {{- if $sidecar -}}
-,{"command":["/tfsupervisor","watch",{{ $flags }},"--container",{{ toJson $tc.name }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor",{{ $own }}{{ $ends }},"volumeMounts":[{{ $apiMounts }}]}
+,{"command":["/tfsupervisor","watch",{{ $watchFlags }},"--container",{{ toJson $tc.name }}],"env":[{{ $watchEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor",{{ $own }}{{ $ends }},"volumeMounts":[{{ $apiMounts }}]}
 {{- end -}}
 ],"initContainers":[
 {{- /* tfsupervisor reaches the training container by a copy (an init
@@ -183,7 +191,7 @@ user's fields with toJson, tfgen's as literals.
 {{- if $sidecar -}}
 {"command":["/tfsupervisor","hold",{{ $flags }}],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfgen-hold",{{ $own }},"volumeMounts":[{{ $apiMounts }}]}
 {{- else -}}
-{"command":["/tfsupervisor","watch",{{ $flags }},"--socket","{{ $socket }}"],"env":[{{ $podEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor","restartPolicy":"Always",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/run","name":"tfgen-run"},{{ $apiMounts }}]}
+{"command":["/tfsupervisor","watch",{{ $watchFlags }},"--socket","{{ $socket }}"],"env":[{{ $watchEnv }}],"image":{{ $ctx.image }},"name":"tfsupervisor","restartPolicy":"Always",{{ $own }},"volumeMounts":[{"mountPath":"/tfgen/run","name":"tfgen-run"},{{ $apiMounts }}]}
 {{- end }}
 {{- with get $ps "initContainers" }},{{ toJson . | trimPrefix "[" | trimSuffix "]" }}{{ end -}}
 ],"volumes":[{{ with $userVols }}{{ toJson . | trimPrefix "[" | trimSuffix "]" }},{{ end }}{{ $gpuVols }}{{ if $copy }}{"emptyDir":{"sizeLimit":"64Mi"},"name":"tfgen-bin"}{{ else }}{"image":{"pullPolicy":"IfNotPresent","reference":{{ $ctx.image }}},"name":"tfgen-bin"}{{ end }}

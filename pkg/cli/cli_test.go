@@ -107,6 +107,8 @@ func TestRenderFlags(t *testing.T) {
 		{name: "locality none for a DRAGON job", args: render("tfjob-dragon", "--locality", "none"), golden: "testdata/tfjob-dragon-locality-none.golden.yaml"},
 		{name: "json", args: render("tfjob-mnist", "--format", "json"), golden: "testdata/tfjob-mnist.golden.json"},
 		{name: "supervisor from an image volume", args: render("tfjob-mnist", "--supervisor-volume", "image"), golden: "testdata/tfjob-mnist-image-volume.golden.yaml"},
+		{name: "each pod publishes its address", args: render("tfjob-mnist", "--endpoints", "pod"), golden: "testdata/tfjob-mnist-endpoints-pod.golden.yaml"},
+		{name: "each sidecar-mode pod publishes its address", args: render("tfjob-sidecar", "--endpoints", "pod"), golden: "testdata/tfjob-sidecar-endpoints-pod.golden.yaml"},
 		{name: "stdin", args: []string{"render", "-f", "-"}, stdin: testjob.New("stdin").Replica(job.Worker, 1, testjob.Command("python")).String(),
 			golden: "testdata/stdin.golden.yaml"},
 		{name: "all examples at once", args: []string{"render", "-f", "examples/", "--strict"}, golden: "testdata/all-examples.golden.yaml"},
@@ -189,6 +191,7 @@ func TestFlagsValidated(t *testing.T) {
 		{"evaluator grace no duration", render("--evaluator-grace", "10"), `--evaluator-grace "10": must be a duration of 0 or more`},
 		{"unknown locality", render("--locality", "rack"), `--locality "rack": want node, zone, none`},
 		{"unknown supervisor volume", render("--supervisor-volume", "hostPath"), `--supervisor-volume "hostPath": want copy or image`},
+		{"unknown endpoints keeper", render("--endpoints", "pods"), `--endpoints "pods": want controller or pod`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr := run(t, cmdCase{args: tc.args, wantErr: true})

@@ -90,6 +90,7 @@ func (o *inputOptions) entrypoints() (entrypoints.Map, error) {
 type settingsOptions struct {
 	SupervisorImage  string
 	SupervisorVolume string
+	Endpoints        string
 	ClusterDomain    string
 	KubeVersion      string
 	ExcludeEvaluator bool
@@ -101,6 +102,7 @@ type settingsOptions struct {
 func (o *settingsOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.SupervisorImage, "supervisor-image", version.SupervisorImage(), "tfsupervisor image the init container installs from")
 	fs.StringVar(&o.SupervisorVolume, "supervisor-volume", "", "how tfsupervisor reaches the training container: image (an image volume of --supervisor-image: no copy, no init container; Kubernetes 1.35, containerd 2.1 or CRI-O 1.31) or copy (an init container copies it into an emptyDir); default image from --kube-version 1.36, where image volumes are GA, copy before")
+	fs.StringVar(&o.Endpoints, "endpoints", "", "who keeps the replicas' addresses for their headless Services: controller (the Services select the pods; Kubernetes' endpoint controllers rewrite a Service's endpoints, every replica's address, at each pod's start and end) or pod (each pod's tfsupervisor publishes an EndpointSlice of its own: one small write a replica, but the job's Role grants endpointslices create, which only a cluster administrator can apply); default controller")
 	fs.StringVar(&o.ClusterDomain, "cluster-domain", "", "cluster domain appended to replica addresses (J-t-i.J-t.NS.svc.DOMAIN); none by default")
 	fs.StringVar(&o.KubeVersion, "kube-version", version.KubeVersion, "Kubernetes minor version (X.Y) of the target cluster; sidecar mode needs 1.35 or later")
 	fs.BoolVar(&o.ExcludeEvaluator, "exclude-evaluator", false, "leave the evaluator out of TF_CONFIG's cluster")
@@ -120,6 +122,9 @@ func (o *settingsOptions) Validate() error {
 	}
 	if o.SupervisorVolume != "" && o.SupervisorVolume != "copy" && o.SupervisorVolume != "image" {
 		return fmt.Errorf("--supervisor-volume %q: want copy or image", o.SupervisorVolume)
+	}
+	if o.Endpoints != "" && o.Endpoints != "controller" && o.Endpoints != "pod" {
+		return fmt.Errorf("--endpoints %q: want controller or pod", o.Endpoints)
 	}
 	if err := checkClusterDomain(o.ClusterDomain); err != nil {
 		return err
@@ -159,7 +164,7 @@ func checkClusterDomain(domain string) error {
 
 // settings returns the render settings, reading --accelerators.
 func (o *settingsOptions) settings() (job.Settings, error) {
-	s := job.Settings{SupervisorImage: o.SupervisorImage, SupervisorVolume: o.SupervisorVolume, ClusterDomain: o.ClusterDomain,
+	s := job.Settings{SupervisorImage: o.SupervisorImage, SupervisorVolume: o.SupervisorVolume, Endpoints: o.Endpoints, ClusterDomain: o.ClusterDomain,
 		KubeVersion: o.KubeVersion, ExcludeEvaluator: o.ExcludeEvaluator}
 	var preset, file accelerators.Config
 	if o.Cloud != "" {

@@ -87,13 +87,25 @@ func (l *Layout) Total() int64 {
 	return n
 }
 
+// Service returns the name of the headless Service of type t's replicas.
+func (l *Layout) Service(t string) string { return l.Job + "-" + t }
+
+// PortName is the name of the Services' port: Kubeflow's tfjob-port, or
+// mxjob-port for MXNet.
+func (l *Layout) PortName() string {
+	if l.Framework == MXNet {
+		return "mxjob-port"
+	}
+	return "tfjob-port"
+}
+
 // Host returns the DNS name of replica i of type t in namespace ns.
 func (l *Layout) Host(t string, i int32, ns string) string {
 	if l.Addresses != nil {
 		host, _, _ := strings.Cut(l.address(t, i, ns), ":")
 		return host
 	}
-	svc := l.Job + "-" + t
+	svc := l.Service(t)
 	host := svc + "-" + strconv.Itoa(int(i)) + "." + svc + "." + ns + ".svc"
 	if l.ClusterDomain != "" {
 		host += "." + l.ClusterDomain

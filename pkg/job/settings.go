@@ -12,6 +12,11 @@ type Settings struct {
 	// emptyDir; "image", an image volume mounts its image (Kubernetes 1.35,
 	// containerd 2.1 or CRI-O 1.31), with no init container and no copy.
 	SupervisorVolume string `json:"supervisorVolume,omitempty"`
+	// endpoints says who keeps the replicas' addresses for their
+	// headless Services: "controller" (or empty), Kubernetes' endpoint
+	// controllers, by the Services' selectors; "pod", each pod's
+	// tfsupervisor publishes an EndpointSlice of its own.
+	Endpoints string `json:"endpoints,omitempty"`
 	// kubeVersion ("1.37") says which cluster features may be used.
 	KubeVersion string `json:"kubeVersion"`
 	// excludeEvaluator leaves the evaluator out of TF_CONFIG's cluster.

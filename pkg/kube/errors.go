@@ -47,6 +47,16 @@ func RetryAfter(err error) time.Duration {
 // IsConflict reports whether err (possibly wrapped) is a 409 Conflict.
 func IsConflict(err error) bool { return code(err) == 409 }
 
+// IsAlreadyExists reports whether err (possibly wrapped) is a 409 for a
+// create of an object that exists.
+func IsAlreadyExists(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.Code == 409 && e.Reason == "AlreadyExists"
+}
+
+// IsForbidden reports whether err (possibly wrapped) is a 403 Forbidden.
+func IsForbidden(err error) bool { return code(err) == 403 }
+
 // IsNotFound reports whether err (possibly wrapped) is a 404 Not Found.
 func IsNotFound(err error) bool { return code(err) == 404 }
 

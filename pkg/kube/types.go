@@ -230,3 +230,62 @@ const (
 
 // Meta returns m: objects that embed an ObjectMeta have it as a method.
 func (m *ObjectMeta) Meta() *ObjectMeta { return m }
+
+// EndpointSlice is a discovery.k8s.io/v1 EndpointSlice: the one a replica
+// publishes for its own pod (package address).
+type EndpointSlice struct {
+	// APIVersion and Kind: discovery.k8s.io/v1, EndpointSlice.
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Metadata: name, namespace, labels (kubernetes.io/service-name names
+	// the Service) and the pod as owner.
+	Metadata SliceMeta `json:"metadata"`
+	// AddressType is IPv4 or IPv6.
+	AddressType string `json:"addressType"`
+	// Endpoints: the pod.
+	Endpoints []Endpoint `json:"endpoints"`
+	// Ports the Service names.
+	Ports []EndpointPort `json:"ports"`
+}
+
+// SliceMeta is an EndpointSlice's metadata: an ObjectMeta with owners.
+type SliceMeta struct {
+	ObjectMeta
+	// OwnerReferences: the pod, so that the slice goes with it.
+	OwnerReferences []OwnerReference `json:"ownerReferences,omitempty"`
+}
+
+// OwnerReference is a meta/v1 OwnerReference.
+type OwnerReference struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+}
+
+// Endpoint is a discovery/v1 Endpoint.
+type Endpoint struct {
+	// Addresses of the endpoint, of the slice's address type.
+	Addresses []string `json:"addresses"`
+	// Hostname is the name cluster DNS gives the addresses under the
+	// Service (the pod's hostname).
+	Hostname string `json:"hostname,omitempty"`
+	// Conditions: ready, which cluster DNS requires.
+	Conditions EndpointConditions `json:"conditions"`
+	// TargetRef is the pod.
+	TargetRef *ObjectReference `json:"targetRef,omitempty"`
+	// NodeName is the node the pod runs on, when known.
+	NodeName string `json:"nodeName,omitempty"`
+}
+
+// EndpointConditions is a discovery/v1 EndpointConditions.
+type EndpointConditions struct {
+	Ready *bool `json:"ready,omitempty"`
+}
+
+// EndpointPort is a discovery/v1 EndpointPort.
+type EndpointPort struct {
+	Name     string `json:"name"`
+	Port     int32  `json:"port"`
+	Protocol string `json:"protocol"`
+}

@@ -277,7 +277,7 @@ func BenchmarkAnchor(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, n := range sizes {
-		for _, sys := range strings.Split(env("TFGEN_ANCHOR_SYSTEMS", "kubeflow,jobset,tfgen,tfgen-copy"), ",") {
+		for _, sys := range strings.Split(env("TFGEN_ANCHOR_SYSTEMS", "kubeflow,jobset,tfgen,tfgen-copy,tfgen-pods"), ",") {
 			b.Run(fmt.Sprintf("%s/N=%d", sys, n), func(b *testing.B) {
 				for range b.N {
 					r := run(b, sys, n, runEnv{supervisor: supervisor, wrap: wrap, kubectl: kubectl, scratch: b.TempDir()})
@@ -410,8 +410,12 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		if s, err = newTfgen(n, "--supervisor-volume", "copy"); err != nil {
 			b.Fatal(err)
 		}
+	case "tfgen-pods":
+		if s, err = newTfgen(n, "--endpoints", "pod"); err != nil {
+			b.Fatal(err)
+		}
 	default:
-		b.Fatalf("TFGEN_ANCHOR_SYSTEMS: unknown system %q (kubeflow, jobset, tfgen, tfgen-copy)", sys)
+		b.Fatalf("TFGEN_ANCHOR_SYSTEMS: unknown system %q (kubeflow, jobset, tfgen, tfgen-copy, tfgen-pods)", sys)
 	}
 
 	cs := cp.Client()

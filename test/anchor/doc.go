@@ -13,10 +13,12 @@
 //
 //	TFGEN_KUBEFLOW_OPERATOR  the directory operator.sh built into
 //	TFGEN_ANCHOR_N           the job sizes, default 100,500,1000
-//	TFGEN_ANCHOR_SYSTEMS     default kubeflow,jobset,tfgen,tfgen-copy; tfgen
-//	                         is the default render (tfsupervisor from an
-//	                         image volume), tfgen-copy the render for
-//	                         clusters before 1.36 (--supervisor-volume copy)
+//	TFGEN_ANCHOR_SYSTEMS     default kubeflow,jobset,tfgen,tfgen-copy,tfgen-pods;
+//	                         tfgen is the default render (tfsupervisor from
+//	                         an image volume), tfgen-copy the render for
+//	                         clusters before 1.36 (--supervisor-volume copy),
+//	                         tfgen-pods the render whose pods publish their
+//	                         own addresses (--endpoints pod)
 //	TFGEN_ANCHOR_PROFILE     a directory for a CPU profile of the API
 //	                         server per run (TFGEN_ANCHOR_PROFILE_SECONDS
 //	                         long, default 30)

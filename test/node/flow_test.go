@@ -27,10 +27,16 @@ import (
 func TestWrapJobSucceeds(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		volume string
-		flags  []string
-	}{{"image", nil}, {"copy", []string{"--kube-version", "1.35"}}} {
-		t.Run(tc.volume, func(t *testing.T) {
+		name, volume string
+		flags        []string
+	}{
+		{"image", "image", nil},
+		{"copy", "copy", []string{"--kube-version", "1.35"}},
+		// The replicas find each other (--connect) by the addresses their
+		// supervisors publish: the Services select no pod.
+		{"endpoints-pod", "image", []string{"--endpoints", "pod"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			wrapJobSucceeds(t, tc.volume, tc.flags)
 		})

@@ -69,6 +69,17 @@ func (c *Client) PatchPodMetadata(ctx context.Context, ns, name string, labels, 
 	return p, c.do(ctx, what, http.MethodPatch, corePath(ns, "pods", name), ContentMergePatch, body, p)
 }
 
+// CreateEndpointSlice creates slice in its namespace.
+func (c *Client) CreateEndpointSlice(ctx context.Context, slice *kube.EndpointSlice) error {
+	what := "create endpointslice " + slice.Metadata.Namespace + "/" + slice.Metadata.Name
+	slice.APIVersion, slice.Kind = "discovery.k8s.io/v1", "EndpointSlice"
+	body, err := json.Marshal(slice)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return c.do(ctx, what, http.MethodPost, groupPath("discovery.k8s.io/v1", slice.Metadata.Namespace, "endpointslices"), ContentJSON, body, nil)
+}
+
 // ScaleStatefulSet sets the replicas of StatefulSet ns/name through its
 // scale subresource.
 func (c *Client) ScaleStatefulSet(ctx context.Context, ns, name string, replicas int32) error {

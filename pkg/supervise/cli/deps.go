@@ -22,7 +22,8 @@ type deps struct {
 	reporter supervise.Reporter
 	previous *record.Replica // the replica's record as its pod carries it
 	keeper   *supervise.Keeper
-	inPod    bool // supervising in a pod: the replica lingers when done
+	inPod    bool   // supervising in a pod: the replica lingers when done
+	podUID   string // the pod's UID, when read from the API server
 }
 
 // standalone wires the status and the reporter in memory and on stderr,

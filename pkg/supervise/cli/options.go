@@ -22,6 +22,7 @@ const EnvPrefix = "TFSUPERVISOR_"
 type options struct {
 	job, framework, roles, replicaType, clusterDomain string
 	excludeEvaluator, sparse, holdFinished, complete  bool
+	publishAddress                                    bool // watch only
 	restartPolicy, retryableExitCodes, restartBackoff string
 	maxRestarts, backoffLimit                         limit
 	activeDeadline, gracePeriod                       time.Duration

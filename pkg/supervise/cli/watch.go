@@ -6,14 +6,18 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tfgen/tfgen/pkg/kube"
+	"github.com/tfgen/tfgen/pkg/kube/rest"
 	"github.com/tfgen/tfgen/pkg/supervise"
+	"github.com/tfgen/tfgen/pkg/supervise/address"
 	"github.com/tfgen/tfgen/pkg/supervise/relay"
 )
 
@@ -64,6 +68,7 @@ func newWatchCmd(stderr io.Writer) *cobra.Command {
 	}
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&container, "container", "", "name of the training container to follow")
+	cmd.Flags().BoolVar(&o.publishAddress, "publish-address", false, "publish the pod's address (TFGEN_POD_IPS) for its replica type's headless Service: an EndpointSlice of the pod's own")
 	return cmd
 }
 
@@ -85,6 +90,7 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 	if client == nil {
 		return errors.New("watch follows its pod through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
 	}
+	o.publish(ctx, cfg, client, d.podUID)
 	stopKeeper := d.keep(ctx)
 	pods := client.WatchPod(ctx, cfg.Job.Namespace, cfg.Pod, cfg.Logf)
 	w := &supervise.Watcher{Config: cfg, Statuses: containerStatuses(ctx, pods, container),
@@ -118,6 +124,7 @@ func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 	if client == nil {
 		return errors.New("watch --socket publishes through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
 	}
+	o.publish(ctx, cfg, client, d.podUID)
 	ln, err := relay.Listen(o.socket)
 	if err != nil {
 		return err
@@ -133,6 +140,33 @@ func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// publish publishes the pod's address, with --publish-address, from a
+// goroutine of its own: nothing of the supervisor's waits for it. A
+// failure retrying cannot change is logged.
+func (o *options) publish(ctx context.Context, cfg *supervise.Config, client *rest.Client, uid string) {
+	if !o.publishAddress {
+		return
+	}
+	pod := address.Pod{Namespace: cfg.Job.Namespace, Name: cfg.Pod, UID: uid,
+		IPs: strings.Split(os.Getenv(EnvPodIPs), ","),
+		Labels: map[string]string{"app.kubernetes.io/instance": cfg.Job.Name, "app.kubernetes.io/managed-by": "tfgen",
+			"training.kubeflow.org/job-name": cfg.Job.Name, "training.kubeflow.org/replica-type": cfg.Self.Type}}
+	slices, err := address.Slices(cfg.Job.Layout, cfg.Self.Type, pod)
+	if err != nil {
+		cfg.Logf("publish the pod's address: %v (%s)", err, EnvPodIPs)
+		return
+	}
+	go func() {
+		if err := address.Publish(ctx, client, slices, cfg.Logf); err != nil && ctx.Err() == nil {
+			cfg.Logf("%v", err)
+		}
+	}()
+}
+
+// EnvPodIPs holds the pod's IPs (status.podIPs, comma-separated) that
+// --publish-address publishes.
+const EnvPodIPs = "TFGEN_POD_IPS"
 
 // drainMargin is what the sidecar waits, beyond the training process's
 // grace period, for the training container's last report.
