@@ -51,7 +51,7 @@ func (c *Client) GetPod(ctx context.Context, ns, name string) (*kube.Pod, error)
 }
 
 // PatchPodMetadata merges labels and annotations into pod ns/name's
-// metadata (a JSON merge patch; a nil value removes a key).
+// metadata (a strategic merge patch; a nil value removes a key).
 func (c *Client) PatchPodMetadata(ctx context.Context, ns, name string, labels, annotations map[string]*string) (*kube.Pod, error) {
 	what := "patch pod " + ns + "/" + name
 	meta := map[string]any{}
@@ -66,7 +66,7 @@ func (c *Client) PatchPodMetadata(ctx context.Context, ns, name string, labels, 
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	p := &kube.Pod{}
-	return p, c.do(ctx, what, http.MethodPatch, corePath(ns, "pods", name), ContentMergePatch, body, p)
+	return p, c.do(ctx, what, http.MethodPatch, corePath(ns, "pods", name), ContentStrategicMergePatch, body, p)
 }
 
 // CreateEndpointSlice creates slice in its namespace.

@@ -27,6 +27,11 @@ const UserAgent = "tfsupervisor"
 const (
 	ContentJSON       = "application/json"
 	ContentMergePatch = "application/merge-patch+json"
+	// ContentStrategicMergePatch patches a built-in kind: for a map
+	// (labels, annotations) it means what a merge patch does, and the API
+	// server applies it to the object itself, where a merge patch costs it
+	// a JSON encoding and decoding of the whole object.
+	ContentStrategicMergePatch = "application/strategic-merge-patch+json"
 )
 
 // Client makes tfsupervisor's API calls, JSON over HTTPS. It has no

@@ -101,7 +101,7 @@ func TestScaleAndPatch(t *testing.T) {
 	}
 	want := []string{
 		`PATCH /apis/apps/v1/namespaces/ns/statefulsets/j-ps/scale application/merge-patch+json {"spec":{"replicas":0}}`,
-		`PATCH /api/v1/namespaces/ns/pods/p application/merge-patch+json {"metadata":{"annotations":{"a":null},"labels":{"l":"1"}}}`,
+		`PATCH /api/v1/namespaces/ns/pods/p application/strategic-merge-patch+json {"metadata":{"annotations":{"a":null},"labels":{"l":"1"}}}`,
 	}
 	for i, w := range want {
 		if s.requests[i] != w {
