@@ -2,15 +2,14 @@
 // headless Service: an EndpointSlice of the pod's own, from which cluster
 // DNS answers J-t-i.J-t.NAMESPACE.svc.
 //
-// The Services tfgen renders have no selector, so neither the endpoints
-// controller nor the EndpointSlice controller keeps their endpoints:
-// with a selector, every pod's start and end rewrote the one Endpoints
-// object of its type (every address of the type, up to 1,000) and an
-// EndpointSlice of up to 100: writes whose size grows with the job, so a
-// job's cost grew as its size squared (at 500 workers they were a fifth
-// of the API server's CPU). A slice of one pod is written once, small,
-// by the replica itself, and goes with the pod (its owner) through the
-// garbage collector.
+// With `tfgen render --endpoints pod` the Services have no selector, so
+// neither the endpoints controller nor the EndpointSlice controller keeps
+// their endpoints: with a selector, every pod's start and end rewrites
+// the one Endpoints object of its type (every address of the type, up to
+// 1,000) and an EndpointSlice of up to 100, writes whose size grows with
+// the job (1.9 s of the API server's CPU at 1,000 workers). A slice of
+// one pod is written once, small, by the replica itself, and goes with
+// the pod (its owner) through the garbage collector.
 package address
 
 import (
