@@ -45,17 +45,7 @@ func TestAdmissionPolicy(t *testing.T) {
 	pod("alpha-worker-1", jobLabels)
 	pod("notebook", map[string]string{"app": "notebook"})
 
-	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "alpha-tfjob", &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
-		BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: own.Name, UID: own.UID}}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := rest.AnonymousClientConfig(c.cp.RestConfig())
-	rc.BearerToken = tr.Status.Token
-	asJob, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	asJob := boundClient(t, c, ns, "alpha-tfjob", own)
 	annotate := `{"metadata":{"annotations":{"tfgen.io/state":"Running"}}}`
 	// The policy is in force once the API server has loaded it.
 	poll(t, "the admission policy in force", func(ctx context.Context) (bool, string, error) {
@@ -102,17 +92,7 @@ func TestAdmissionPolicyEndpointSlices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "alpha-tfjob", &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
-		BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: own.Name, UID: own.UID}}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := rest.AnonymousClientConfig(c.cp.RestConfig())
-	rc.BearerToken = tr.Status.Token
-	asJob, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	asJob := boundClient(t, c, ns, "alpha-tfjob", own)
 	slice := func(name, service, host string, owned bool) *discoveryv1.EndpointSlice {
 		s := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/service-name": service}},
 			AddressType: discoveryv1.AddressTypeIPv4,
@@ -147,4 +127,22 @@ func TestAdmissionPolicyEndpointSlices(t *testing.T) {
 			t.Errorf("%s was refused, but not by the policy: %v", tc.why, err)
 		}
 	}
+}
+
+// boundClient is a client of account in ns with a token bound to pod, as
+// a pod's projected token is.
+func boundClient(t *testing.T, c *cluster, ns, account string, pod *corev1.Pod) *kubernetes.Clientset {
+	t.Helper()
+	tr, err := c.cp.Client().CoreV1().ServiceAccounts(ns).CreateToken(t.Context(), account, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
+		BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := rest.AnonymousClientConfig(c.cp.RestConfig())
+	rc.BearerToken = tr.Status.Token
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }
