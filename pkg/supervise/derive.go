@@ -32,10 +32,18 @@ type change struct {
 }
 
 // wakeBy makes the change wake the keeper at t, unless it wakes earlier.
-func (c *change) wakeBy(t time.Time) {
-	if c.wake.IsZero() || t.Before(c.wake) {
-		c.wake = t
+func (c *change) wakeBy(t time.Time) { c.wake = earliest(c.wake, t) }
+
+// earliest returns the earliest of the times ts that are set; zero if
+// none is.
+func earliest(ts ...time.Time) time.Time {
+	var at time.Time
+	for _, t := range ts {
+		if !t.IsZero() && (at.IsZero() || t.Before(at)) {
+			at = t
+		}
 	}
+	return at
 }
 
 // urgent reports whether the status must be written at once: it starts

@@ -187,12 +187,7 @@ func (kp *keeping) step(ctx context.Context, synced, final bool) {
 // deadline, a grace, an elastic decision), a write or a save of the logs
 // was put off to, or is to be tried again at; none: no timer.
 func (kp *keeping) arm() {
-	at := time.Time{}
-	for _, t := range []time.Time{kp.wakeAt, kp.writeAt, kp.logs.next()} {
-		if !t.IsZero() && (at.IsZero() || t.Before(at)) {
-			at = t
-		}
-	}
+	at := earliest(kp.wakeAt, kp.writeAt, kp.logs.next())
 	switch {
 	case at.IsZero():
 		kp.timer = nil

@@ -18,6 +18,7 @@ import (
 	"github.com/tfgen/tfgen/pkg/kube/rest"
 	"github.com/tfgen/tfgen/pkg/supervise"
 	"github.com/tfgen/tfgen/pkg/supervise/address"
+	"github.com/tfgen/tfgen/pkg/supervise/podwatch"
 	"github.com/tfgen/tfgen/pkg/supervise/relay"
 )
 
@@ -151,7 +152,7 @@ func (o *options) publish(ctx context.Context, cfg *supervise.Config, client *re
 	pod := address.Pod{Namespace: cfg.Job.Namespace, Name: cfg.Pod, UID: uid,
 		IPs: strings.Split(os.Getenv(EnvPodIPs), ","),
 		Labels: map[string]string{"app.kubernetes.io/instance": cfg.Job.Name, "app.kubernetes.io/managed-by": "tfgen",
-			"training.kubeflow.org/job-name": cfg.Job.Name, "training.kubeflow.org/replica-type": cfg.Self.Type}}
+			podwatch.LabelJobName: cfg.Job.Name, podwatch.LabelReplicaType: cfg.Self.Type}}
 	slices, err := address.Slices(cfg.Job.Layout, cfg.Self.Type, pod)
 	if err != nil {
 		cfg.Logf("publish the pod's address: %v (%s)", err, EnvPodIPs)
