@@ -17,6 +17,8 @@
 #   N=500 RUNS=3 hack/bench-anchor.sh
 #   SYSTEMS=tfgen N=100 hack/bench-anchor.sh
 #   PROFILE=/tmp/prof hack/bench-anchor.sh  # the API server's CPU profiles
+#   PROFILE=/tmp/prof PROFILE_AT=end PROFILE_SECONDS=8 hack/bench-anchor.sh
+#                                         # ... from the job's success: the release
 #
 # Times are wall-clock on a machine the whole cluster shares: run it on a
 # quiet one. The API server's CPU is what stays shared in a real cluster.
@@ -42,7 +44,8 @@ out=${TABLE:-_output/bench-anchor.runs}
 if [[ -z ${TABLE:-} ]]; then
 	mkdir -p _output
 	TFGEN_BIN=$BIN TFGEN_KUBEFLOW_OPERATOR=$BIN/kubeflow TFGEN_ANCHOR_N=${N:-100,500,1000} \
-		TFGEN_ANCHOR_SYSTEMS=$SYSTEMS TFGEN_ANCHOR_PROFILE=${PROFILE:-} \
+		TFGEN_ANCHOR_SYSTEMS=$SYSTEMS TFGEN_ANCHOR_PROFILE=${PROFILE:-} TFGEN_ANCHOR_PROFILE_AT=${PROFILE_AT:-} \
+		TFGEN_ANCHOR_PROFILE_SECONDS=${PROFILE_SECONDS:-${TFGEN_ANCHOR_PROFILE_SECONDS:-30}} \
 		go test -run '^$' -bench '^BenchmarkAnchor$' -benchtime 1x -count "${RUNS:-1}" -timeout 0 ./test/anchor |
 		tee "$out" | grep -v '^anchor ' || true
 fi

@@ -358,6 +358,7 @@ func usageOf(agents []*nodeagent.Agent) nodeagent.Usage {
 		}
 		out.RSS += u.RSS
 		out.Named += u.Named
+		out.Ends = append(out.Ends, u.Ends...)
 		if u.LastStart.After(out.LastStart) {
 			out.LastStart = u.LastStart
 		}
@@ -435,7 +436,10 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		b.Fatal(err)
 	}
 	cpu0 := cp.CPUTime("kube-apiserver")
-	profile := startProfile(ctx, b, cp, sys, n)
+	profileAtEnd, profile := os.Getenv("TFGEN_ANCHOR_PROFILE_AT") == "end", func() {}
+	if !profileAtEnd {
+		profile = startProfile(ctx, b, cp, sys, n)
+	}
 
 	r := result{system: sys, n: n}
 	start := time.Now()
@@ -447,6 +451,13 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 	}
 	r.succeeded, r.apiToSucceeded = time.Since(start), cp.CPUTime("kube-apiserver")-cpu0
 	succeededAt := time.Now()
+	atSucceeded, err := scrapeRequests(ctx, cs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if profileAtEnd {
+		profile = startProfile(ctx, b, cp, sys, n)
+	}
 	if err := pods.wait(ctx, func() bool { return pods.holding() <= n/2 }); err != nil {
 		b.Fatalf("%s: pods still hold their resources: %d (%v)", sys, pods.holding(), err)
 	}
@@ -455,7 +466,12 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		b.Fatalf("%s: pods still hold their resources: %d (%v)", sys, pods.holding(), err)
 	}
 	r.released = time.Since(start)
-	fmt.Fprintf(os.Stderr, "%s, %d workers: pods that ended after the job succeeded: %s\n", sys, n, pods.endsAfter(succeededAt))
+	atReleased, err := scrapeRequests(ctx, cs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "%s, %d workers: the requests from Succeeded to released\n%s", sys, n, atReleased.since(atSucceeded).top(12))
+	fmt.Fprintf(os.Stderr, "%s, %d workers: after the job succeeded: %s\n", sys, n, pods.endsAfter(succeededAt, usageOf(agents).Ends))
 	deleted := time.Now()
 	if err := s.remove(ctx, dyn); err != nil {
 		b.Fatal(err)
@@ -490,7 +506,8 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 
 // startProfile takes a CPU profile of the API server from now, for
 // TFGEN_ANCHOR_PROFILE_SECONDS (default 30), into TFGEN_ANCHOR_PROFILE
-// when that is set; the returned function waits for it.
+// when that is set; the returned function waits for it. It starts at the
+// apply, or with TFGEN_ANCHOR_PROFILE_AT=end when the job has succeeded.
 func startProfile(ctx context.Context, b *testing.B, cp *controlplane.ControlPlane, sys string, n int) func() {
 	dir := os.Getenv("TFGEN_ANCHOR_PROFILE")
 	if dir == "" {

@@ -134,12 +134,8 @@ type pods struct {
 	store   cache.Store
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced at every change
-	ends    []podEnd      // each pod that ended Succeeded or Failed
+	ends    []time.Time   // when each pod was seen Succeeded or Failed
 }
-
-// podEnd is when a pod's last container ended on its node, and when the
-// API server had the pod's end.
-type podEnd struct{ exited, seen time.Time }
 
 func watchPods(ctx context.Context, cs kubernetes.Interface, ns string) (*pods, error) {
 	p := &pods{changed: make(chan struct{})}
@@ -153,14 +149,8 @@ func watchPods(ctx context.Context, cs kubernetes.Interface, ns string) (*pods, 
 	}
 	update := func(old, o any) {
 		if was, is := old.(*corev1.Pod), o.(*corev1.Pod); !terminal(was) && terminal(is) {
-			var exited time.Time
-			for _, c := range append(is.Status.InitContainerStatuses, is.Status.ContainerStatuses...) {
-				if t := c.State.Terminated; t != nil && t.FinishedAt.After(exited) {
-					exited = t.FinishedAt.Time
-				}
-			}
 			p.mu.Lock()
-			p.ends = append(p.ends, podEnd{exited: exited, seen: time.Now()})
+			p.ends = append(p.ends, time.Now())
 			p.mu.Unlock()
 		}
 		notify(o)
@@ -180,27 +170,32 @@ func terminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
 
-// endsAfter describes the pods' ends after t: the 10th, 50th and 90th
-// percentiles and the last of when their containers ended and when the
-// API server had it, from t.
-func (p *pods) endsAfter(t time.Time) string {
+// endsAfter describes the ends after t: when the containers' processes
+// ended (by the nodes' clocks: ends) and when the API server had each pod
+// terminal, as the 10th, 50th and 90th percentiles and the last, from t.
+func (p *pods) endsAfter(t time.Time, ends []time.Time) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var exited, seen []float64
 	for _, e := range p.ends {
-		if e.seen.After(t) {
-			exited, seen = append(exited, e.exited.Sub(t).Seconds()), append(seen, e.seen.Sub(t).Seconds())
+		if e.After(t) {
+			seen = append(seen, e.Sub(t).Seconds())
 		}
 	}
-	if len(seen) == 0 {
-		return "none"
+	for _, e := range ends {
+		if e.After(t) {
+			exited = append(exited, e.Sub(t).Seconds())
+		}
 	}
 	q := func(v []float64) string {
+		if len(v) == 0 {
+			return "none"
+		}
 		slices.Sort(v)
 		at := func(f float64) float64 { return v[min(len(v)-1, int(f*float64(len(v))))] }
 		return fmt.Sprintf("%.1f / %.1f / %.1f / %.1f s", at(0.1), at(0.5), at(0.9), v[len(v)-1])
 	}
-	return fmt.Sprintf("%d pods; containers ended (10%%/50%%/90%%/last) %s; API server had it %s", len(seen), q(exited), q(seen))
+	return fmt.Sprintf("%d containers ended (10%%/50%%/90%%/last) %s; %d pods terminal in the API server %s", len(exited), q(exited), len(seen), q(seen))
 }
 
 // holding counts the pods that may still hold what they reserve: those

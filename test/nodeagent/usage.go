@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +30,10 @@ type Usage struct {
 	// LastStart is when the last container that is not an init container
 	// started.
 	LastStart time.Time
+	// Ends are when containers' processes ended (wait4 returned), by this
+	// machine's clock: finer than a container status's finishedAt, which
+	// the API keeps to the second.
+	Ends []time.Time
 	// Peak is the sample at which the processes called Config.UsageName
 	// held the most memory together: how many pods ran them then, and
 	// their resident and proportional set sizes (Pss divides a page that
@@ -53,6 +58,7 @@ type usage struct {
 	cpu       time.Duration
 	cpuBy     map[string]time.Duration
 	lastStart time.Time
+	ends      []time.Time
 	node      struct { // the sample where the named processes held the most
 		pods     int
 		rss, pss int64
@@ -81,6 +87,7 @@ func (u *usage) ended(sid int, name string, ru *syscall.Rusage) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	delete(u.sessions, sid)
+	u.ends = append(u.ends, time.Now())
 	if ru != nil {
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		u.cpu += cpu
@@ -167,7 +174,7 @@ func pss(pid int) int64 {
 func (u *usage) get() Usage {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	out := Usage{Pods: len(u.peak), CPU: u.cpu, CPUByContainer: maps.Clone(u.cpuBy), LastStart: u.lastStart}
+	out := Usage{Pods: len(u.peak), CPU: u.cpu, CPUByContainer: maps.Clone(u.cpuBy), LastStart: u.lastStart, Ends: slices.Clone(u.ends)}
 	out.Peak.Pods, out.Peak.RSS, out.Peak.PSS = u.node.pods, u.node.rss, u.node.pss
 	for pod, n := range u.peak {
 		out.RSS += n
