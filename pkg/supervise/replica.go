@@ -44,15 +44,18 @@ func (r *replica) hold() (why string, final bool) {
 	return "", false
 }
 
-// released reports whether the job gave back this replica's pod: its
-// type is torn down, or its StatefulSet shrank below it (Job.Targets).
-func (r *replica) released() bool {
-	if r.job == nil {
+// released reports whether the job gave back this replica's pod.
+func (r *replica) released() bool { return r.cfg.Released(r.job) }
+
+// Released reports whether the job, as s has it, gave back this replica's
+// pod: its type is torn down, or its StatefulSet shrank below it
+// (Job.Targets). A nil s has released nothing.
+func (c *Config) Released(s *record.Status) bool {
+	if s == nil {
 		return false
 	}
-	self := r.cfg.Self
-	for _, t := range r.cfg.Job.Targets(r.job) {
-		if t.Type == self.Type && self.Index >= t.Replicas {
+	for _, t := range c.Job.Targets(s) {
+		if t.Type == c.Self.Type && c.Self.Index >= t.Replicas {
 			return true
 		}
 	}

@@ -191,6 +191,11 @@ func TestReleasedPodsEndByThemselves(t *testing.T) {
 		if seen[0].phase != corev1.PodSucceeded {
 			t.Errorf("pod %s (the one that trained) was %s when its deletion began; want Succeeded, ended by itself", name, seen[0].phase)
 		}
+		// Its sidecar ends with the training container (watch --socket
+		// --complete), which the kubelet must not take for a crash.
+		if seen[0].sidecarRestarts != 0 {
+			t.Errorf("pod %s (the one that trained): its tfsupervisor sidecar restarted %d times; want it ended once, with the pod", name, seen[0].sidecarRestarts)
+		}
 	}
 	now, err := roles.Get(t.Context(), "ends-tfjob", getOpts)
 	if err != nil {
@@ -207,10 +212,12 @@ func TestReleasedPodsEndByThemselves(t *testing.T) {
 	}
 }
 
-// deletion is a pod's phase when its deletion began.
+// deletion is a pod's phase when its deletion began, and the restarts of
+// its sidecars (init containers) by then.
 type deletion struct {
-	uid   string
-	phase corev1.PodPhase
+	uid             string
+	phase           corev1.PodPhase
+	sidecarRestarts int32
 }
 
 // watchDeletions follows the pods of namespace ns from now on, and
@@ -229,7 +236,11 @@ func watchDeletions(t *testing.T, c *cluster, ns string) func() map[string][]del
 		defer mu.Unlock()
 		if !seen[string(p.UID)] {
 			seen[string(p.UID)] = true
-			out[p.Name] = append(out[p.Name], deletion{uid: string(p.UID), phase: p.Status.Phase})
+			d := deletion{uid: string(p.UID), phase: p.Status.Phase}
+			for _, st := range p.Status.InitContainerStatuses {
+				d.sidecarRestarts += st.RestartCount
+			}
+			out[p.Name] = append(out[p.Name], d)
 		}
 	})
 	return func() map[string][]deletion {

@@ -100,15 +100,22 @@ wait:
 			killSession(sid)
 		}
 	}
+	code := int32(cmd.ProcessState.ExitCode())
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		code = 128 + int32(ws.Signal())
+	}
+	if slices.Contains(r.ctrs, c) {
+		// The runtime knows at once that the process ended: a sidecar that
+		// ends right after it is not started again (mainsDone).
+		r.mu.Lock()
+		c.done = isClosed(r.stopOf(c)) || !shouldRestart(r.pod, c.spec, code, false)
+		r.mu.Unlock()
+	}
 	// What the main process leaves behind dies with the container.
 	killSession(sid)
 	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	r.a.usage.ended(sid, c.spec.Name, ru)
 
-	code := int32(cmd.ProcessState.ExitCode())
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		code = 128 + int32(ws.Signal())
-	}
 	reason := "Completed"
 	if code != 0 {
 		reason = "Error"

@@ -54,6 +54,7 @@ type ctr struct {
 	spec    *corev1.Container
 	status  corev1.ContainerStatus
 	final   bool // terminated and not to be restarted
+	done    bool // a main container whose process ended for good, as the runtime knows it at once (before final)
 	sidecar bool // an init container with restartPolicy Always
 }
 
@@ -175,6 +176,18 @@ func (r *podRun) run() {
 	// Every process has ended (each runContainer waited for its own).
 }
 
+// mainsDone reports whether every main container's process ended for good.
+func (r *podRun) mainsDone() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.ctrs {
+		if !c.done {
+			return false
+		}
+	}
+	return true
+}
+
 // isSidecar reports whether c is a native sidecar: an init container that
 // runs beside the main containers.
 func isSidecar(c *corev1.Container) bool {
@@ -278,7 +291,9 @@ func (r *podRun) runContainer(c *ctr, init bool) bool {
 			<-stop
 			return false
 		}
-		restart := !isClosed(stop) && shouldRestart(r.pod, c.spec, t.ExitCode, init)
+		// As the kubelet's computePodActions, a sidecar is not started again
+		// once no main container is to run: it would keep the pod alive.
+		restart := !isClosed(stop) && shouldRestart(r.pod, c.spec, t.ExitCode, init) && !(c.sidecar && r.mainsDone())
 		r.mu.Lock()
 		c.status.State = corev1.ContainerState{Terminated: t}
 		c.status.Ready = false

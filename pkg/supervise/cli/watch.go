@@ -16,6 +16,7 @@ import (
 
 	"github.com/tfgen/tfgen/pkg/kube"
 	"github.com/tfgen/tfgen/pkg/kube/rest"
+	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
 	"github.com/tfgen/tfgen/pkg/supervise/address"
 	"github.com/tfgen/tfgen/pkg/supervise/podwatch"
@@ -38,7 +39,9 @@ wrap-mode replica (the pod's native sidecar): tfsupervisor run --socket in
 the training container sends it every report, and it publishes them on the
 pod, sends back the job's status, and hosts the job's keeper in the keeper's
 replica. On SIGTERM it serves on until the training container hangs up, at
-most --grace-period.
+most --grace-period. With --complete it also ends, without waiting for
+SIGTERM, once the training container has hung up and the job has given
+the pod back.
 
 Examples:
   tfsupervisor watch --job mnist --roles ps:1:2222,worker:2:2222 \
@@ -132,6 +135,17 @@ func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 	}
 	stopKeeper := d.keep(ctx)
 	srv := &relay.Server{Status: d.status, Reporter: d.reporter, Previous: d.previous, Drain: cfg.GracePeriod + drainMargin, Logf: cfg.Logf}
+	if o.complete {
+		// The training container's supervisor exits once the job gives
+		// the pod back (--complete); this one ends with it.
+		srv.EndWhen = func(s *record.Status) bool {
+			if !cfg.Released(s) {
+				return false
+			}
+			cfg.Logf("the training container has hung up and the job gave the pod back: ending with it")
+			return true
+		}
+	}
 	srv.Serve(ctx, ln)
 	stopKeeper()
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)

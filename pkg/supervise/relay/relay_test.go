@@ -172,6 +172,68 @@ func TestRelayReconnects(t *testing.T) {
 	}
 }
 
+// TestRelayEndsWhenReleased: with EndWhen, the server ends by itself once
+// its last client hung up after a status for which EndWhen holds, and not
+// while a client is connected or after a hang-up for which it does not.
+func TestRelayEndsWhenReleased(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	path := filepath.Join(t.TempDir(), "s.sock")
+	store := &record.Memory{}
+	ln, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &Server{Status: store, Reporter: newReports(), Logf: t.Logf,
+		EndWhen: func(s *record.Status) bool { return s != nil && s.Restarts == 7 }}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		srv.Serve(ctx, ln)
+	}()
+	// connect dials, waits for a status with restarts n, and returns the
+	// client, still connected.
+	connect := func(n int32) *Client {
+		t.Helper()
+		c, _, err := Dial(ctx, path, t.Logf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s := range c.Watch(ctx) {
+			if s.Restarts == n {
+				return c
+			}
+		}
+		t.Fatalf("no status with %d restarts: %v", n, ctx.Err())
+		return nil
+	}
+
+	connect(0).Close() // EndWhen does not hold: it serves on
+	c := connect(0)
+	other := connect(0)
+	if _, err := store.Update(ctx, func(s *record.Status) error { s.Restarts = 7; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for s := range c.Watch(ctx) {
+		if s.Restarts == 7 {
+			break
+		}
+	}
+	c.Close() // another client is still connected: it serves on
+	connect(7).Close()
+	select {
+	case <-ended:
+		t.Fatal("the server ended while a client was connected")
+	default:
+	}
+	other.Close()
+	select {
+	case <-ended:
+	case <-ctx.Done():
+		t.Fatal("the server did not end once its last client hung up after the release")
+	}
+}
+
 func TestSanitize(t *testing.T) {
 	if _, ok := sanitize(supervise.Report{Replica: record.Replica{State: "Owned"}}); ok {
 		t.Error("a report with an unknown state was accepted")

@@ -35,12 +35,23 @@ type Server struct {
 	// clients to hang up (the training container ends first); 0 does not
 	// wait.
 	Drain time.Duration
+	// EndWhen, when set, ends Serve without waiting for its context once
+	// every client has hung up and EndWhen holds for the job's status as
+	// last sent to them: the training container's supervisor exited
+	// because the job gave the pod back, and the sidecar ends in the same
+	// moment instead of waiting for the kubelet to see that exit and send
+	// SIGTERM, so the node sees the pod end once. Until a client has
+	// connected it ends nothing.
+	EndWhen func(*record.Status) bool
 	// Logf logs.
 	Logf func(format string, args ...any)
 
 	mu      sync.Mutex
 	latest  *record.Replica
 	limiter *rate.Limiter
+	job     *record.Status // as last sent to a client
+	clients int            // connected now
+	ended   chan struct{}  // closed once EndWhen ended the serving
 }
 
 // Reports a server accepts from its clients, together: a training
@@ -68,13 +79,15 @@ func Listen(path string) (net.Listener, error) {
 	return ln, nil
 }
 
-// Serve serves clients on ln until ctx ends, then waits up to Drain for
-// them to hang up, and returns once every report received was handed to
-// the Reporter.
+// Serve serves clients on ln until ctx ends (or EndWhen ends it), then
+// waits up to Drain for them to hang up, and returns once every report
+// received was handed to the Reporter.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) {
 	s.mu.Lock()
 	s.latest = s.Previous
 	s.limiter = rate.NewLimiter(reportRate, reportBurst)
+	s.ended = make(chan struct{})
+	ended := s.ended
 	s.mu.Unlock()
 	// Connections outlive ctx by Drain: the training container reports its
 	// last exit after the pod was told to stop.
@@ -82,13 +95,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) {
 	defer stopConns()
 	var wg sync.WaitGroup
 	go func() {
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-ended:
+		}
 		ln.Close()
 	}()
 	for {
 		c, err := ln.Accept()
 		if err != nil {
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && !isClosed(ended) {
 				s.Logf("relay: accept: %v", err)
 				if !errors.Is(err, net.ErrClosed) {
 					continue
@@ -96,10 +112,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) {
 			}
 			break
 		}
+		s.mu.Lock()
+		s.clients++
+		s.mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			s.handle(conns, c)
+			s.hungUp()
 		}()
 	}
 	done := make(chan struct{})
@@ -112,6 +132,26 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) {
 	case <-time.After(s.Drain):
 		stopConns()
 		<-done
+	}
+}
+
+// hungUp counts a client gone, and ends the serving when it was the last
+// and EndWhen holds.
+func (s *Server) hungUp() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clients--
+	if s.clients == 0 && s.EndWhen != nil && s.EndWhen(s.job) && !isClosed(s.ended) {
+		close(s.ended)
+	}
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -138,6 +178,9 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 	}
 	go func() {
 		for st := range s.Status.Watch(ctx) {
+			s.mu.Lock()
+			s.job = st
+			s.mu.Unlock()
 			if err := send(message{Status: st}); err != nil {
 				cancel()
 				return
