@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/operate"
 	"github.com/tfgen/tfgen/pkg/record"
@@ -183,4 +184,68 @@ func lastWorkers(dir, pod string) int {
 		return -1
 	}
 	return len(cfg.Cluster["worker"])
+}
+
+// TestNodeAgentSidecarAfterTheMain: as the kubelet's computePodActions,
+// the node agent starts a native sidecar again when it ends while a main
+// container is to run, and not when it ends after every main container
+// ended for good, when the pod is over (tfsupervisor's sidecar ends so,
+// with the training container).
+func TestNodeAgentSidecarAfterTheMain(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t, "op-sidecar")
+	a := startAgent(t, c.cp)
+	dir := t.TempDir()
+	always, never := corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever
+	pod := func(name, sidecar, main string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{
+			NodeName: a.Node(), AutomountServiceAccountToken: new(bool), TerminationGracePeriodSeconds: new(int64),
+			InitContainers: []corev1.Container{{Name: "sidecar", Image: shellImage, RestartPolicy: &always, Command: []string{"sh", "-c", sidecar}}},
+			Containers:     []corev1.Container{{Name: "main", Image: shellImage, RestartPolicy: &never, Command: []string{"sh", "-c", main}}},
+		}}
+	}
+	pids, release := filepath.Join(dir, "main.pid"), filepath.Join(dir, "release")
+	for _, p := range []*corev1.Pod{
+		// The sidecar ends once the main container's process is gone.
+		pod("after", fmt.Sprintf(`while [ ! -s %[1]s ] || kill -0 "$(cat %[1]s)" 2>/dev/null; do sleep 0.02; done`, pids), fmt.Sprintf("echo $$ > %s", pids)),
+		// The sidecar ends at once, while the main container waits.
+		pod("during", "exit 0", fmt.Sprintf("while [ ! -e %s ]; do sleep 0.02; done", release)),
+	} {
+		c.poll("pod "+p.Name+" created", func(ctx context.Context) (bool, string, error) {
+			_, err := c.cs.CoreV1().Pods(c.ns).Create(ctx, p, metav1.CreateOptions{})
+			return err == nil, fmt.Sprint(err), nil
+		})
+	}
+	sidecarOf := func(p *corev1.Pod) corev1.ContainerStatus {
+		for _, s := range p.Status.InitContainerStatuses {
+			if s.Name == "sidecar" {
+				return s
+			}
+		}
+		return corev1.ContainerStatus{}
+	}
+	c.poll("the sidecar ending during the main container started again", func(ctx context.Context) (bool, string, error) {
+		p, err := c.cs.CoreV1().Pods(c.ns).Get(ctx, "during", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		return sidecarOf(p).RestartCount > 0, fmt.Sprintf("%+v", sidecarOf(p)), nil
+	})
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"after", "during"} {
+		var p *corev1.Pod
+		c.poll("pod "+name+" Succeeded", func(ctx context.Context) (bool, string, error) {
+			var err error
+			p, err = c.cs.CoreV1().Pods(c.ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, "", err
+			}
+			return p.Status.Phase == corev1.PodSucceeded, string(p.Status.Phase), nil
+		})
+		if s := sidecarOf(p); name == "after" && (s.RestartCount != 0 || s.State.Terminated == nil) {
+			t.Errorf("pod %s: its sidecar, which ended after the main container, %+v; want it ended once, not started again", name, s)
+		}
+	}
 }
