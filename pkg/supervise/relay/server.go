@@ -51,7 +51,7 @@ type Server struct {
 	limiter *rate.Limiter
 	job     *record.Status // as last sent to a client
 	clients int            // connected now
-	ended   chan struct{}  // closed once EndWhen ended the serving
+	end     func()         // ends the serving (EndWhen held)
 }
 
 // Reports a server accepts from its clients, together: a training
@@ -83,11 +83,12 @@ func Listen(path string) (net.Listener, error) {
 // waits up to Drain for them to hang up, and returns once every report
 // received was handed to the Reporter.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) {
+	serving, end := context.WithCancel(ctx)
+	defer end()
 	s.mu.Lock()
 	s.latest = s.Previous
 	s.limiter = rate.NewLimiter(reportRate, reportBurst)
-	s.ended = make(chan struct{})
-	ended := s.ended
+	s.end = end
 	s.mu.Unlock()
 	// Connections outlive ctx by Drain: the training container reports its
 	// last exit after the pod was told to stop.
@@ -95,16 +96,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) {
 	defer stopConns()
 	var wg sync.WaitGroup
 	go func() {
-		select {
-		case <-ctx.Done():
-		case <-ended:
-		}
+		<-serving.Done()
 		ln.Close()
 	}()
 	for {
 		c, err := ln.Accept()
 		if err != nil {
-			if ctx.Err() == nil && !isClosed(ended) {
+			if serving.Err() == nil {
 				s.Logf("relay: accept: %v", err)
 				if !errors.Is(err, net.ErrClosed) {
 					continue
@@ -141,17 +139,8 @@ func (s *Server) hungUp() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clients--
-	if s.clients == 0 && s.EndWhen != nil && s.EndWhen(s.job) && !isClosed(s.ended) {
-		close(s.ended)
-	}
-}
-
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
+	if s.clients == 0 && s.EndWhen != nil && s.EndWhen(s.job) {
+		s.end()
 	}
 }
 
