@@ -88,6 +88,25 @@ type Pod struct {
 type PodSpec struct {
 	// nodeName the pod is bound to, once scheduled.
 	NodeName string `json:"nodeName,omitempty"`
+	// volumes of the pod, by name: an API server drops a volume of a
+	// kind it does not serve (an image volume before Kubernetes 1.35).
+	Volumes []Volume `json:"volumes,omitempty"`
+	// containers: the regular containers' restart policies, which an API
+	// server without container restart rules (before 1.35) drops.
+	Containers []Container `json:"containers,omitempty"`
+}
+
+// Volume is the part of a core/v1 Volume the supervisor reads.
+type Volume struct {
+	Name string `json:"name"`
+}
+
+// Container is the part of a core/v1 Container the supervisor reads.
+type Container struct {
+	Name string `json:"name"`
+	// restartPolicy of the container itself (Never, Always, OnFailure):
+	// with restartPolicyRules, it overrides the pod's.
+	RestartPolicy string `json:"restartPolicy,omitempty"`
 }
 
 // PodStatus is the part of core/v1 PodStatus the supervisor reads.

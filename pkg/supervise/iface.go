@@ -203,6 +203,9 @@ type Result struct {
 	Reason string `json:"reason"`
 	// Restarts of this replica.
 	Restarts int32 `json:"restarts"`
+	// Message says why, when the supervisor refused to train
+	// (RefuseSkew).
+	Message string `json:"message,omitempty"`
 	// Released: supervision ended because the job gave the pod back
 	// (Supervisor.Complete, Watcher.Complete); the supervisor then exits
 	// with ReleasedExitCode.

@@ -44,6 +44,16 @@ func (c *Client) UpdateConfigMap(ctx context.Context, cm *kube.ConfigMap) (*kube
 	return out, c.do(ctx, what, http.MethodPut, corePath(cm.Namespace, "configmaps", cm.Name), ContentJSON, body, out)
 }
 
+// ServerVersion reads the API server's version (its gitVersion,
+// v1.34.4): every account may read it.
+func (c *Client) ServerVersion(ctx context.Context) (string, error) {
+	var v struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	err := c.do(ctx, "get the server's version", http.MethodGet, "/version", "", nil, &v)
+	return v.GitVersion, err
+}
+
 // GetPod reads pod ns/name.
 func (c *Client) GetPod(ctx context.Context, ns, name string) (*kube.Pod, error) {
 	p := &kube.Pod{}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tfgen/tfgen/pkg/kube"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/pkg/supervise"
 	"github.com/tfgen/tfgen/pkg/supervise/board"
@@ -22,8 +23,9 @@ type deps struct {
 	reporter supervise.Reporter
 	previous *record.Replica // the replica's record as its pod carries it
 	keeper   *supervise.Keeper
-	inPod    bool   // supervising in a pod: the replica lingers when done
-	podUID   string // the pod's UID, when read from the API server
+	inPod    bool      // supervising in a pod: the replica lingers when done
+	podUID   string    // the pod's UID, when read from the API server
+	pod      *kube.Pod // the pod as read at start, when read from the API server
 }
 
 // standalone wires the status and the reporter in memory and on stderr,
@@ -109,9 +111,11 @@ func writeTermination(path string, r supervise.Result) error {
 	if err != nil {
 		return err
 	}
-	if len(b)+1 > MaxTerminationMessage {
-		r.Reason = r.Reason[:max(0, len(r.Reason)-(len(b)+1-MaxTerminationMessage))]
-		b, _ = json.Marshal(r)
+	for _, s := range []*string{&r.Message, &r.Reason} { // the message goes first
+		if over := len(b) + 1 - MaxTerminationMessage; over > 0 {
+			*s = (*s)[:max(0, len(*s)-over)]
+			b, _ = json.Marshal(r)
+		}
 	}
 	b = append(b, '\n')
 	if tmp, err := os.CreateTemp(filepath.Dir(path), ".termination-*"); err == nil {

@@ -60,6 +60,10 @@ func (o *options) hold(ctx context.Context, stderr io.Writer) error {
 	if client == nil {
 		return errors.New("hold reads the job's status through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
 	}
+	// Sidecar mode's training container always has restart rules.
+	if err := o.refuseSkew(ctx, cfg, d, client, supervise.PodNeeds{RestartRules: true}); err != nil {
+		return err
+	}
 	stopKeeper := d.keep(ctx)
 	defer stopKeeper()
 	held, err := supervise.Hold(ctx, cfg, d.status, d.reporter, d.previous)

@@ -33,6 +33,7 @@ type options struct {
 	elasticWorkers                                    string
 	terminationLog                                    string
 	socket                                            string
+	kubeVersion                                       string
 }
 
 // AddFlags registers the flags on fs.
@@ -62,6 +63,7 @@ func (o *options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.complete, "complete", false, "in a pod, exit once the job gives the pod back (0, or 3 for a failed replica), so that it ends holding nothing (its container's restart rules must leave 0 and 3 alone)")
 	fs.DurationVar(&o.gracePeriod, "grace-period", 30*time.Second, "SIGTERM to SIGKILL of the training process group")
 	fs.StringVar(&o.terminationLog, "termination-log", "/dev/termination-log", "where to write the termination message (empty: nowhere)")
+	fs.StringVar(&o.kubeVersion, "kube-version", "", "the Kubernetes minor (X.Y) the pod was rendered for: a pod that lacks what that render needs (an older API server dropped it) does not train, and says so naming it")
 	fs.StringVar(&o.socket, "socket", "", "Unix socket of the supervisor's sidecar: run reports through it, watch serves it (wrap mode in a pod)")
 }
 

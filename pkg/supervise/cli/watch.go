@@ -128,6 +128,10 @@ func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 	if client == nil {
 		return errors.New("watch --socket publishes through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
 	}
+	// Before it listens: the training container waits for it.
+	if err := o.refuseSkew(ctx, cfg, d, client, supervise.PodNeeds{RestartRules: o.complete}); err != nil {
+		return err
+	}
 	o.publish(ctx, cfg, client, d.podUID)
 	ln, err := relay.Listen(o.socket)
 	if err != nil {

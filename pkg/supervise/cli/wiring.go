@@ -57,7 +57,7 @@ func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Wr
 		return &record.ConfigMap{Client: client, Watcher: client, Namespace: job.Namespace, Name: job.Name, Logf: cfg.Logf}
 	}
 	reporters := report.Multi{log, report.NewAPI(client, job.Namespace, cfg.Pod, pod.UID, labels, cfg.Logf)}
-	d := &deps{status: store(), inPod: true, podUID: pod.UID}
+	d := &deps{status: store(), inPod: true, podUID: pod.UID, pod: pod}
 	if rec, ok := record.ReplicaFromAnnotations(pod.Annotations); ok {
 		d.previous = &rec
 	}
