@@ -30,6 +30,25 @@ of every object of the job as JSON members: tfgen's, then the job's own
 {{- end }}
 
 {{/*
+tfjob.kubeVersion: (the root context) the Kubernetes minor the objects are
+for, as MAJOR.MINOR ("1.37"): tfgen.kubeVersion when the values set it, else
+the cluster's, .Capabilities.KubeVersion (under helm install and upgrade the
+API server's; under helm template its --kube-version, without one Helm's
+built-in version; under tfgen render its --kube-version). Version, not
+Major and Minor: a server's Minor may read "33+", its Version
+"v1.33.4-gke.1245000". A file that decides by version computes it once,
+$kubeVersion := include "tfjob.kubeVersion" ., and reads only that.
+*/}}
+{{- define "tfjob.kubeVersion" -}}
+{{- $v := get (get .Values "tfgen" | default dict) "kubeVersion" }}
+{{- if not $v }}
+{{- $v = regexFind `^v?[0-9]+\.[0-9]+` .Capabilities.KubeVersion.Version | trimPrefix "v" }}
+{{- if not $v }}{{ fail (printf "the cluster's Kubernetes version %q (.Capabilities.KubeVersion.Version) has no MAJOR.MINOR: set tfgen.kubeVersion" .Capabilities.KubeVersion.Version) }}{{ end }}
+{{- end }}
+{{- $v }}
+{{- end }}
+
+{{/*
 tfjob.roles: (dict "specs" SPECS "types" TYPES "mx" MX) prints the layout in
 pkg/cluster.EncodeRoles form, "chief:1:2222,ps:2:2222,worker:3:2222": types
 sorted, replicas default 1, port default tfjob.defaultPort, MXTune label

@@ -13,6 +13,7 @@ import (
 	"github.com/tfgen/tfgen/pkg/entrypoints"
 	"github.com/tfgen/tfgen/pkg/input"
 	"github.com/tfgen/tfgen/pkg/job"
+	"github.com/tfgen/tfgen/pkg/render"
 	"github.com/tfgen/tfgen/pkg/version"
 )
 
@@ -104,18 +105,21 @@ func (o *settingsOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.SupervisorVolume, "supervisor-volume", "", "how tfsupervisor reaches the training container: image (an image volume of --supervisor-image: no copy, no init container; Kubernetes 1.35, containerd 2.1 or CRI-O 1.31) or copy (an init container copies it into an emptyDir); default image from --kube-version 1.36, where image volumes are GA, copy before")
 	fs.StringVar(&o.Endpoints, "endpoints", "", "who keeps the replicas' addresses for their headless Services: controller (the Services select the pods; Kubernetes' endpoint controllers rewrite a Service's endpoints, every replica's address, at each pod's start and end) or pod (each pod's tfsupervisor publishes an EndpointSlice of its own: one small write a replica, but the job's Role grants endpointslices create, which only a cluster administrator can apply); default controller")
 	fs.StringVar(&o.ClusterDomain, "cluster-domain", "", "cluster domain appended to replica addresses (J-t-i.J-t.NS.svc.DOMAIN); none by default")
-	fs.StringVar(&o.KubeVersion, "kube-version", version.KubeVersion, "Kubernetes minor version (X.Y) of the target cluster; sidecar mode needs 1.35 or later")
+	fs.StringVar(&o.KubeVersion, kubeVersionFlag, version.KubeVersion, "Kubernetes minor version (X.Y) of the target cluster, which the templates read as .Capabilities.KubeVersion, as under helm template --kube-version (sidecar mode needs 1.35 or later); tfgen values writes it as tfgen.kubeVersion only when given, so that Helm follows the cluster otherwise")
 	fs.BoolVar(&o.ExcludeEvaluator, "exclude-evaluator", false, "leave the evaluator out of TF_CONFIG's cluster")
 	fs.StringVar(&o.Accelerators, "accelerators", "", "accelerator config file: volumes and env vars for containers using a resource (seed 000's controller config)")
 	fs.StringVar(&o.Cloud, "cloud", "", "GPU preset for nvidia.com/gpu and alpha.kubernetes.io/nvidia-gpu: "+strings.Join(accelerators.Clouds(), " or "))
 }
+
+// kubeVersionFlag names the target cluster's Kubernetes minor.
+const kubeVersionFlag = "kube-version"
 
 var kubeVersion = regexp.MustCompile(`^1\.[0-9]{1,3}$`)
 
 // Validate checks the flags.
 func (o *settingsOptions) Validate() error {
 	if !kubeVersion.MatchString(o.KubeVersion) {
-		return fmt.Errorf("--kube-version %q: want MAJOR.MINOR, such as %s", o.KubeVersion, version.KubeVersion)
+		return fmt.Errorf("--%s %q: want MAJOR.MINOR, such as %s", kubeVersionFlag, o.KubeVersion, version.KubeVersion)
 	}
 	if err := checkImage(o.SupervisorImage); err != nil {
 		return fmt.Errorf("--supervisor-image %q: %w", o.SupervisorImage, err)
@@ -162,10 +166,17 @@ func checkClusterDomain(domain string) error {
 	return nil
 }
 
-// settings returns the render settings, reading --accelerators.
+// capabilities returns the target cluster, which the templates see as
+// .Capabilities.
+func (o *settingsOptions) capabilities() render.Capabilities {
+	return render.Capabilities{KubeVersion: o.KubeVersion}
+}
+
+// settings returns the render settings, reading --accelerators. They
+// leave tfgen.kubeVersion unset: the target is the capabilities'.
 func (o *settingsOptions) settings() (job.Settings, error) {
 	s := job.Settings{SupervisorImage: o.SupervisorImage, SupervisorVolume: o.SupervisorVolume, Endpoints: o.Endpoints, ClusterDomain: o.ClusterDomain,
-		KubeVersion: o.KubeVersion, ExcludeEvaluator: o.ExcludeEvaluator}
+		ExcludeEvaluator: o.ExcludeEvaluator}
 	var preset, file accelerators.Config
 	if o.Cloud != "" {
 		var err error

@@ -128,7 +128,7 @@ func (o *renderOptions) Run(ctx context.Context, s Streams) error {
 	var notes []string
 	var werr error
 	err = l.each(ctx, s.In, func(u unit) {
-		items, err := renderUnit(r, u, settings)
+		items, err := renderUnit(r, u, settings, o.settings.capabilities())
 		if err != nil {
 			l.problems.add(err)
 			return
@@ -184,8 +184,8 @@ func (o *renderOptions) writer(out io.Writer) (output.Writer, error) {
 }
 
 // renderUnit returns the items of one unit: a pass-through document as it
-// came, or a job's rendered and checked objects.
-func renderUnit(r *render.Renderer, u unit, settings job.Settings) ([]output.Item, error) {
+// came, or a job's objects rendered for the cluster c and checked.
+func renderUnit(r *render.Renderer, u unit, settings job.Settings, c render.Capabilities) ([]output.Item, error) {
 	if u.job == nil {
 		obj, err := manifest.Parse(u.doc.Raw)
 		if err != nil {
@@ -201,7 +201,7 @@ func renderUnit(r *render.Renderer, u unit, settings job.Settings) ([]output.Ite
 		return nil, err
 	}
 	helmFile := takeHelmFilename(u.job)
-	objs, err := r.Render(u.job, settings)
+	objs, err := r.Render(u.job, settings, c)
 	if err == nil {
 		err = check.Objects(objs)
 	}

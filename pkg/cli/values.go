@@ -15,17 +15,23 @@ import (
 const valuesLong = `Print the Helm values of one job for the charts/tfjob chart: the job in its
 canonical form (a Kubeflow TFJob's spec, whatever dialect it was written in)
 plus the render settings under the key tfgen. Installing the chart with them
-gives the objects tfgen render gives.
+gives the objects tfgen render gives for the cluster's Kubernetes version:
+the chart reads it from the cluster (helm template: from --kube-version).
+--kube-version, when given, is written as tfgen.kubeVersion and then wins
+over the cluster's.
 
 Examples:
   tfgen values -f examples/tfjob-mnist.yaml > mnist-values.yaml
-  tfgen values -f examples/t9k-mnist.yaml | helm template mnist charts/tfjob -f -`
+  tfgen values -f examples/t9k-mnist.yaml | helm template mnist charts/tfjob -f - --kube-version 1.34.0`
 
 // valuesOptions are the flags of tfgen values.
 type valuesOptions struct {
 	input    inputOptions
 	settings settingsOptions
 	Job      string
+	// KubeVersionGiven says --kube-version was given: the values then
+	// carry it as tfgen.kubeVersion.
+	KubeVersionGiven bool
 }
 
 // AddFlags registers the flags of tfgen values.
@@ -51,6 +57,7 @@ func newValuesCmd(s Streams) *cobra.Command {
 		Long:  valuesLong,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.input.Files = append(o.input.Files, args...) // -f a.yaml b.yaml, as a shell glob expands
+			o.KubeVersionGiven = cmd.Flags().Changed(kubeVersionFlag)
 			if err := o.Validate(); err != nil {
 				return err
 			}
@@ -66,6 +73,9 @@ func (o *valuesOptions) Run(ctx context.Context, s Streams) error {
 	settings, err := o.settings.settings()
 	if err != nil {
 		return err
+	}
+	if o.KubeVersionGiven {
+		settings.KubeVersion = o.settings.KubeVersion
 	}
 	j, err := loadOne(ctx, &o.input, s, o.Job)
 	if err != nil {

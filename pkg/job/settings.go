@@ -17,8 +17,12 @@ type Settings struct {
 	// controllers, by the Services' selectors; "pod", each pod's
 	// tfsupervisor publishes an EndpointSlice of its own.
 	Endpoints string `json:"endpoints,omitempty"`
-	// kubeVersion ("1.37") says which cluster features may be used.
-	KubeVersion string `json:"kubeVersion"`
+	// kubeVersion ("1.37"), when set, is the Kubernetes minor the objects
+	// are for whatever the cluster's (.Capabilities.KubeVersion, which
+	// says which cluster features may be used otherwise): the chart's
+	// explicit override, which tfgen values writes only when given
+	// --kube-version.
+	KubeVersion string `json:"kubeVersion,omitempty"`
 	// excludeEvaluator leaves the evaluator out of TF_CONFIG's cluster.
 	ExcludeEvaluator bool `json:"excludeEvaluator,omitempty"`
 	// accelerators maps a resource name (nvidia.com/gpu) to what a

@@ -41,7 +41,7 @@ func TestSameSupervision(t *testing.T) {
 				t.Fatal(err)
 			}
 			j := res.Job
-			objs, err := r.Render(j, job.Settings{SupervisorImage: "tfsupervisor:test", KubeVersion: "1.37"})
+			objs, err := r.Render(j, job.Settings{SupervisorImage: "tfsupervisor:test"}, render.Capabilities{KubeVersion: "1.37"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,7 +26,7 @@ func renderSupervision(j *job.Job, excludeEvaluator bool) (supervision, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs, err := r.Render(j, job.Settings{SupervisorImage: "tfsupervisor", ExcludeEvaluator: excludeEvaluator})
+	objs, err := r.Render(j, job.Settings{SupervisorImage: "tfsupervisor", ExcludeEvaluator: excludeEvaluator}, render.Capabilities{})
 	if err != nil {
 		return nil, fmt.Errorf("render job %s: %w", j.Name, err)
 	}

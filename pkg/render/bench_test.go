@@ -31,7 +31,7 @@ func BenchmarkRenderGPU(b *testing.B) {
 	j := gpu(mnist())
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := r.Render(j, s); err != nil {
+		if _, err := r.Render(j, s, newest); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -43,7 +43,7 @@ func benchmarkRender(b *testing.B, j *job.Job) {
 	b.ReportAllocs()
 	start := cpuTime()
 	for b.Loop() {
-		if _, err := r.Render(j, s); err != nil {
+		if _, err := r.Render(j, s, newest); err != nil {
 			b.Fatal(err)
 		}
 	}

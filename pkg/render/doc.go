@@ -4,7 +4,7 @@
 // the way Helm's engine is handed a chart.
 //
 // Templates run with Helm's data shape (.Release.Name, .Release.Namespace,
-// .Values) and Helm's functions (sprig minus env and expandenv, include,
+// .Values, .Capabilities.KubeVersion) and Helm's functions (sprig minus env and expandenv, include,
 // tpl, toYaml, toJson, fromYaml, fromJson, required, fail), with
 // missingkey=error, so the same files render the same objects under Helm.
 //

@@ -44,7 +44,7 @@ func TestUsersEnv(t *testing.T) {
 				if mode == "sidecar" {
 					sidecar(j)
 				}
-				objs, err := r.Render(j, settings())
+				objs, err := r.Render(j, settings(), newest)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -23,12 +23,12 @@ func slowRenderer(t testing.TB) *Renderer {
 	return r
 }
 
-// sameRender renders j with s on the fast path (r) and with text/template
-// alone (slow): the objects or the errors must be the same.
-func sameRender(t *testing.T, r, slow *Renderer, j *job.Job, s job.Settings) error {
+// sameRender renders j with s for c on the fast path (r) and with
+// text/template alone (slow): the objects or the errors must be the same.
+func sameRender(t *testing.T, r, slow *Renderer, j *job.Job, s job.Settings, c Capabilities) error {
 	t.Helper()
-	want, wantErr := slow.Render(j, s)
-	got, err := r.Render(j, s)
+	want, wantErr := slow.Render(j, s, c)
+	got, err := r.Render(j, s, c)
 	if (wantErr == nil) != (err == nil) || wantErr != nil && wantErr.Error() != err.Error() {
 		t.Fatalf("job %s: error %v, text/template's %v", j.Name, err, wantErr)
 	}
@@ -77,12 +77,16 @@ func TestFastPathSameOutput(t *testing.T) {
 	if len(jobs) < 100 {
 		t.Fatalf("only %d jobs to compare", len(jobs))
 	}
-	variants := []func(*job.Settings){
-		func(*job.Settings) {},
-		func(s *job.Settings) { s.KubeVersion = "1.34" },
-		func(s *job.Settings) { s.KubeVersion = "1.28" },
-		func(s *job.Settings) { s.ClusterDomain = "cluster.local"; s.ExcludeEvaluator = true },
-		func(s *job.Settings) {
+	variants := []func(*job.Settings, *Capabilities){
+		func(*job.Settings, *Capabilities) {},
+		func(_ *job.Settings, c *Capabilities) { c.KubeVersion = "1.34" },
+		func(_ *job.Settings, c *Capabilities) { c.KubeVersion = "1.35" },
+		func(_ *job.Settings, c *Capabilities) { c.KubeVersion = "1.28" },
+		// The values' tfgen.kubeVersion wins over the cluster's.
+		func(s *job.Settings, c *Capabilities) { s.KubeVersion = "1.34"; c.KubeVersion = "1.37" },
+		func(s *job.Settings, c *Capabilities) { s.KubeVersion = "1.37"; c.KubeVersion = "1.34" },
+		func(s *job.Settings, _ *Capabilities) { s.ClusterDomain = "cluster.local"; s.ExcludeEvaluator = true },
+		func(s *job.Settings, _ *Capabilities) {
 			s.Accelerators = map[string]job.Accelerator{"nvidia.com/gpu": {
 				Volumes: []job.AcceleratorVolume{{Name: "nvidia-libraries", HostPath: "/usr/lib/nvidia", MountPath: "/usr/local/nvidia/lib64"}},
 				EnvVars: []job.EnvVar{{Name: "LD_LIBRARY_PATH", Value: "/usr/local/nvidia/lib64"}},
@@ -92,10 +96,10 @@ func TestFastPathSameOutput(t *testing.T) {
 	rendered := 0
 	for _, j := range jobs {
 		for _, v := range variants {
-			s := settings()
-			v(&s)
+			s, c := settings(), newest
+			v(&s, &c)
 			before := r.fallbacks.Load()
-			if err := sameRender(t, r, slow, j, s); err == nil {
+			if err := sameRender(t, r, slow, j, s, c); err == nil {
 				rendered++
 				if n := r.fallbacks.Load() - before; n > 0 {
 					t.Errorf("job %s: %d templates left the fast path", j.Name, n)
@@ -136,7 +140,7 @@ func FuzzFastPath(f *testing.F) {
 			if err != nil || res.Job == nil {
 				continue
 			}
-			sameRender(t, r, slow, res.Job, settings())
+			sameRender(t, r, slow, res.Job, settings(), newest)
 		}
 	})
 }
@@ -146,7 +150,7 @@ func FuzzFastPath(f *testing.F) {
 // one at a time.
 func TestRenderConcurrently(t *testing.T) {
 	r := newRenderer(t)
-	want, err := r.Render(mnist(), settings())
+	want, err := r.Render(mnist(), settings(), newest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +158,7 @@ func TestRenderConcurrently(t *testing.T) {
 	for range 4 {
 		go func() {
 			for range 20 {
-				got, err := r.Render(mnist(), settings())
+				got, err := r.Render(mnist(), settings(), newest)
 				if err == nil && !cmp.Equal(want, got) {
 					err = fmt.Errorf("objects differ:\n%s", cmp.Diff(want, got))
 				}

@@ -51,9 +51,7 @@ func FuzzRender(f *testing.F) {
 				continue
 			}
 			for _, kube := range []string{"1.34", "1.37"} {
-				s := settings()
-				s.KubeVersion = kube
-				objs, err := r.Render(res.Job, s)
+				objs, err := r.Render(res.Job, settings(), Capabilities{KubeVersion: kube})
 				if err != nil || check.Objects(objs) != nil {
 					continue
 				}

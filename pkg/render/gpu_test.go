@@ -27,7 +27,7 @@ func TestAcceleratorsOnce(t *testing.T) {
 	c.Env = []corev1.EnvVar{{Name: "NVIDIA_VISIBLE", Value: "0"}}
 	c.VolumeMounts = []corev1.VolumeMount{{Name: "tools", MountPath: "/usr/local/bin/nvidia"}}
 	j.TFReplicaSpecs[job.Worker].Template.Spec.Volumes = []corev1.Volume{{Name: "tools", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
-	objs, err := newRenderer(t).Render(j, s)
+	objs, err := newRenderer(t).Render(j, s, newest)
 	if err != nil {
 		t.Fatal(err)
 	}

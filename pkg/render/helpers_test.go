@@ -23,8 +23,11 @@ func newRenderer(t testing.TB) *Renderer {
 }
 
 func settings() job.Settings {
-	return job.Settings{SupervisorImage: "ghcr.io/tfgen/tfsupervisor:test", KubeVersion: "1.37"}
+	return job.Settings{SupervisorImage: "ghcr.io/tfgen/tfsupervisor:test"}
 }
+
+// newest is the cluster most tests render for: Kubernetes 1.37.
+var newest = Capabilities{KubeVersion: "1.37"}
 
 // train is the training container's image and command (none: sidecar
 // mode).

@@ -122,7 +122,7 @@ func TestLocality(t *testing.T) {
 			"mnist-chief": nil, "mnist-ps": nil, "mnist-worker": usersAffinity()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			objs, err := newRenderer(t).Render(tc.job, settings())
+			objs, err := newRenderer(t).Render(tc.job, settings(), newest)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +147,7 @@ func TestLocality(t *testing.T) {
 func TestLocalityRefused(t *testing.T) {
 	j := mnist()
 	j.Annotations = map[string]string{job.AnnotationLocality: "rack"}
-	_, err := newRenderer(t).Render(j, settings())
+	_, err := newRenderer(t).Render(j, settings(), newest)
 	if err == nil || !strings.Contains(err.Error(), `annotation tfgen.io/locality: "rack": want node, zone or none`) {
 		t.Errorf("render with locality rack: %v", err)
 	}

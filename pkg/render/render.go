@@ -73,21 +73,27 @@ func New(fsys fs.FS) (*Renderer, error) {
 	return r, nil
 }
 
-// Render returns the objects of job j rendered with settings s, in the
-// order Helm installs them (by kind, then template order).
-func (r *Renderer) Render(j *job.Job, s job.Settings) (objs []Object, err error) {
+// Render returns the objects of job j rendered with settings s for the
+// cluster c, in the order Helm installs them (by kind, then template
+// order).
+func (r *Renderer) Render(j *job.Job, s job.Settings, c Capabilities) (objs []Object, err error) {
 	vals, err := values.Build(j, s)
 	if err != nil {
 		return nil, err
 	}
-	return r.RenderValues(j.Name, j.Namespace, vals)
+	return r.RenderValues(j.Name, j.Namespace, vals, c)
 }
 
-// RenderValues renders release name in namespace with chart values vals,
-// as `helm template name -n namespace -f values` would. The message of a
-// template's fail or required is returned as it is; other errors keep
-// text/template's "template: FILE:LINE:COL: ..." location.
-func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (objs []Object, err error) {
+// RenderValues renders release name in namespace with chart values vals
+// for the cluster c, as `helm template name -n namespace -f values
+// --kube-version MAJOR.MINOR.0` would. The message of a template's fail or
+// required is returned as it is; other errors keep text/template's
+// "template: FILE:LINE:COL: ..." location.
+func (r *Renderer) RenderValues(name, namespace string, vals map[string]any, c Capabilities) (objs []Object, err error) {
+	caps, err := c.data()
+	if err != nil {
+		return nil, err
+	}
 	release := map[string]any{
 		"Name": name, "Namespace": namespace, "Service": "tfgen",
 		"IsInstall": true, "IsUpgrade": false, "Revision": 1,
@@ -101,9 +107,10 @@ func (r *Renderer) RenderValues(name, namespace string, vals map[string]any) (ob
 	for _, n := range r.names {
 		buf.Reset()
 		data := map[string]any{
-			"Release":  release,
-			"Values":   vals,
-			"Template": map[string]any{"Name": n, "BasePath": path.Dir(n)},
+			"Release":      release,
+			"Values":       vals,
+			"Capabilities": caps,
+			"Template":     map[string]any{"Name": n, "BasePath": path.Dir(n)},
 		}
 		if err := r.execute(n, buf, data); err != nil {
 			return nil, err

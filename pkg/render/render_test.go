@@ -28,7 +28,7 @@ func TestFuncMapHasNoEnv(t *testing.T) {
 }
 
 func TestRenderObjects(t *testing.T) {
-	objs, err := newRenderer(t).Render(mnist(), settings())
+	objs, err := newRenderer(t).Render(mnist(), settings(), newest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestSizeDoesNotGrow(t *testing.T) {
 	size := func(workers int32) int {
 		j := mnist()
 		j.TFReplicaSpecs[job.Worker].Replicas = ptr(workers)
-		objs, err := r.Render(j, settings())
+		objs, err := r.Render(j, settings(), newest)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,16 +73,14 @@ func TestSizeDoesNotGrow(t *testing.T) {
 
 func TestSidecarNeedsKube135(t *testing.T) {
 	s := settings()
-	s.KubeVersion = "1.34"
-	_, err := newRenderer(t).Render(sidecar(mnist()), s)
+	_, err := newRenderer(t).Render(sidecar(mnist()), s, Capabilities{KubeVersion: "1.34"})
 	if err == nil || !strings.Contains(err.Error(), "replica type Chief") || !strings.Contains(err.Error(), "Kubernetes 1.35") {
 		t.Fatalf("err = %v", err)
 	}
 	if strings.Contains(err.Error(), "template:") {
 		t.Errorf("a fail message should read alone, got %v", err)
 	}
-	s.KubeVersion = "1.35"
-	if _, err := newRenderer(t).Render(sidecar(mnist()), s); err != nil {
+	if _, err := newRenderer(t).Render(sidecar(mnist()), s, Capabilities{KubeVersion: "1.35"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -91,7 +89,7 @@ func TestRestartRules(t *testing.T) {
 	j := sidecar(mnist())
 	j.TFReplicaSpecs[job.PS].RetryableExitCodes = []int32{130, 137}
 	j.TFReplicaSpecs[job.PS].RestartPolicy = job.RestartExitCode
-	objs, err := newRenderer(t).Render(j, settings())
+	objs, err := newRenderer(t).Render(j, settings(), newest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +124,7 @@ func TestTemplateErrorsNameFileAndLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = r.RenderValues("j", "", map[string]any{})
+	_, err = r.RenderValues("j", "", map[string]any{}, newest)
 	if err == nil || !strings.Contains(err.Error(), "bad.yaml:3:") {
 		t.Fatalf("err = %v, want it to name bad.yaml:3", err)
 	}
@@ -137,7 +135,7 @@ func TestTemplateErrorsNameFileAndLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.RenderValues("j", "", map[string]any{}); err == nil || !strings.Contains(err.Error(), "includes itself") {
+	if _, err := r.RenderValues("j", "", map[string]any{}, newest); err == nil || !strings.Contains(err.Error(), "includes itself") {
 		t.Errorf("recursive include: %v", err)
 	}
 }
@@ -150,7 +148,7 @@ func TestUserTemplateSurvives(t *testing.T) {
 	ps.Spec.NodeSelector = map[string]string{"pool": "gpu"}
 	ps.Spec.ServiceAccountName = "trainer"
 	ps.Spec.Containers = append(ps.Spec.Containers, corev1.Container{Name: "log-shipper", Image: "tensorflow/tensorflow:2.15.0"})
-	objs, err := newRenderer(t).Render(j, settings())
+	objs, err := newRenderer(t).Render(j, settings(), newest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +197,7 @@ func TestUserTemplateSurvives(t *testing.T) {
 // TestTokenOnlyInSupervisor: no container but tfsupervisor's own mounts
 // the job's token, and the pods of the job's account do not automount it.
 func TestTokenOnlyInSupervisor(t *testing.T) {
-	objs, err := newRenderer(t).Render(mnist(), settings())
+	objs, err := newRenderer(t).Render(mnist(), settings(), newest)
 	if err != nil {
 		t.Fatal(err)
 	}

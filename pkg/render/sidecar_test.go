@@ -84,7 +84,7 @@ func TestSidecarEnvMatchesCluster(t *testing.T) {
 			if tt.set != nil {
 				tt.set(&s)
 			}
-			objs, err := r.Render(j, s)
+			objs, err := r.Render(j, s, newest)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +193,7 @@ func TestRolesFlagMatchesLayout(t *testing.T) {
 			Replica(job.TunerServer, 2, never, train("python", "tune.py")).
 			Replica(job.TunerTracker, 1, never, train("python", "tune.py")).
 			Job()
-		objs, err := r.Render(j, settings())
+		objs, err := r.Render(j, settings(), newest)
 		if err != nil {
 			t.Fatal(err)
 		}

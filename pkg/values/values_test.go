@@ -33,6 +33,14 @@ func TestBuild(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"supervisorImage": "img", "kubeVersion": "1.37"}, v["tfgen"]); diff != "" {
 		t.Errorf("tfgen (-want +got):\n%s", diff)
 	}
+	// No kubeVersion: the values follow the cluster's.
+	v, err = Build(testJob(), job.Settings{SupervisorImage: "img"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"supervisorImage": "img"}, v["tfgen"]); diff != "" {
+		t.Errorf("tfgen without kubeVersion (-want +got):\n%s", diff)
+	}
 	if v["name"] != "j" || v["enableDynamicWorker"] != true || v["tfReplicaSpecs"].(map[string]any)["Worker"].(map[string]any)["replicas"] != 3.0 {
 		t.Errorf("values: %v", v)
 	}
