@@ -63,8 +63,9 @@ func TestChartTemplatesAreGenerated(t *testing.T) {
 }
 
 // TestChartVersions checks that the default supervisor image is the
-// chart's appVersion, the post-renderer plugin's version the chart's, and
-// the default Kubernetes version tfgen's.
+// chart's appVersion and the post-renderer plugin's version the chart's,
+// and that values.yaml sets no Kubernetes version: the chart follows the
+// cluster's.
 func TestChartVersions(t *testing.T) {
 	var chart struct {
 		APIVersion string `json:"apiVersion"`
@@ -88,8 +89,8 @@ func TestChartVersions(t *testing.T) {
 	if plugin.Name != "tfgen" || plugin.Version != chart.Version {
 		t.Errorf("plugins/tfgen/plugin.yaml: name %q version %q, want tfgen %s (the chart's version)", plugin.Name, plugin.Version, chart.Version)
 	}
-	if values.TFGen.KubeVersion != version.KubeVersion {
-		t.Errorf("values.yaml tfgen.kubeVersion = %q, want %q as tfgen's --kube-version", values.TFGen.KubeVersion, version.KubeVersion)
+	if values.TFGen.KubeVersion != "" {
+		t.Errorf("values.yaml tfgen.kubeVersion = %q, want it unset: the chart follows the cluster's .Capabilities.KubeVersion", values.TFGen.KubeVersion)
 	}
 }
 

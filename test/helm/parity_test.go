@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
+
+	"github.com/tfgen/tfgen/pkg/version"
 )
 
 // parityCase is one job rendered both ways with the same flags.
@@ -52,35 +54,82 @@ func parityCases(t *testing.T) []parityCase {
 	return cases
 }
 
-// TestTemplateParity checks, for every example that is a job, that
-// `tfgen values -f EX | helm template NAME charts/tfjob -n NS -f -` gives
-// the objects `tfgen render -f EX -n NS` gives, compared object by object
-// after parsing, besides the chart's test hook.
+// parityMinors are the Kubernetes minors the parity test renders every
+// case for: the oldest tfgen supports, the newest, and those between, where
+// the objects change (1.35 restart rules and --complete, 1.36 the image
+// volume, 1.37 gang kubernetes).
+var parityMinors = []string{"1.34", "1.35", "1.36", "1.37"}
+
+// TestTemplateParity checks, for every example that is a job and every
+// minor M of parityMinors, that `tfgen values -f EX | helm template NAME
+// charts/tfjob -n NS -f - --kube-version M.0` gives the objects `tfgen
+// render -f EX -n NS --kube-version M` gives, compared object by object
+// after parsing, besides the chart's test hook; or that both refuse the
+// job with the same message. The values carry no kubeVersion, so the
+// chart follows helm's --kube-version as it follows the cluster's under
+// helm install; a case whose flags give --kube-version has it in the
+// values too, and it wins over every M.
 func TestTemplateParity(t *testing.T) {
-	jobs := 0
+	jobs, refused := 0, 0
 	for _, tc := range parityCases(t) {
 		t.Run(strings.Join(append([]string{strings.TrimSuffix(filepath.Base(tc.example), ".yaml")}, tc.flags...), " "), func(t *testing.T) {
 			values := tfgen.Must(t, nil, append([]string{"values", "-f", tc.example}, tc.flags...)...)
+			if given := slices.Contains(tc.flags, "--kube-version"); given != strings.Contains(string(values), "kubeVersion:") {
+				t.Fatalf("tfgen values %v: kubeVersion written %v, want it written only with --kube-version:\n%s", tc.flags, !given, values)
+			}
 			name, ns := release(t, values)
-			want := parse(t, tfgen.Must(t, nil, append([]string{"render", "-f", tc.example, "-n", ns}, tc.flags...)...))
-			for _, k := range passThrough(t, tc.example) {
-				delete(want, k)
+			passing := passThrough(t, tc.example)
+			for _, minor := range parityMinors {
+				render := append([]string{"render", "-f", tc.example, "-n", ns}, tc.flags...)
+				if !slices.Contains(tc.flags, "--kube-version") {
+					render = append(render, "--kube-version", minor)
+				}
+				r := tfgen.Run(nil, render...)
+				h := helm(t).Run(values, "template", name, chartDir, "-n", ns, "-f", "-", "--kube-version", minor+".0")
+				if r.Err != nil {
+					if msg := templateMessage(r.Stderr, tc.example); h.Err == nil || msg == "" || !strings.Contains(h.Stderr, msg) {
+						t.Errorf("Kubernetes %s: tfgen render refused the job:\n%s\nhelm template: %v\n%s", minor, r.Stderr, h.Err, h.Stderr)
+					}
+					refused++
+					continue
+				}
+				if h.Err != nil {
+					t.Fatalf("Kubernetes %s: helm template: %v\n%s", minor, h.Err, h.Stderr)
+				}
+				want := parse(t, []byte(r.Stdout))
+				for _, k := range passing {
+					delete(want, k)
+				}
+				got := parse(t, []byte(h.Stdout))
+				checkTestHook(t, hooks(got), name, ns)
+				if d := diffObjects(want, got); d != "" {
+					t.Errorf("Kubernetes %s: helm template differs from tfgen render:\n%s", minor, d)
+				}
+				jobs++
 			}
-			got := parse(t, helm(t).Must(t, values, "template", name, chartDir, "-n", ns, "-f", "-"))
-			checkTestHook(t, hooks(got), name, ns)
-			if d := diffObjects(want, got); d != "" {
-				t.Errorf("helm template differs from tfgen render:\n%s", d)
-			}
-			jobs++
 		})
 	}
-	t.Logf("%d jobs: helm template gives tfgen render's objects", jobs)
+	t.Logf("%d renders of jobs for Kubernetes %v: helm template gives tfgen render's objects; %d refused by both alike", jobs, parityMinors, refused)
+}
+
+// templateMessage returns the message of the first problem tfgen render
+// printed for example, without its "EXAMPLE: KIND NAME: " prefix: the
+// template's fail message, which helm template prints too.
+func templateMessage(stderr, example string) string {
+	line, _, _ := strings.Cut(stderr, "\n")
+	rest, ok := strings.CutPrefix(line, example+": ")
+	if !ok {
+		return ""
+	}
+	_, msg, _ := strings.Cut(rest, ": ")
+	return msg
 }
 
 // TestKubeflowSpecAsValues pastes the spec of every Kubeflow v1 example as
 // the values: no tfgen on the way, so no defaults applied and the default
-// settings of values.yaml. The objects are tfgen render's, but for the
-// record's spec.json, which holds the values as given.
+// settings of values.yaml. The objects are tfgen render's for the same
+// Kubernetes version, but for the record's spec.json, which holds the
+// values as given.
 func TestKubeflowSpecAsValues(t *testing.T) {
 	image := defaultImage(t)
 	n := 0
@@ -101,7 +150,7 @@ func TestKubeflowSpecAsValues(t *testing.T) {
 			for _, k := range passThrough(t, tc.example) {
 				delete(want, k)
 			}
-			got := parse(t, helm(t).Must(t, spec, "template", name, chartDir, "-n", ns, "-f", "-"))
+			got := parse(t, helm(t).Must(t, spec, "template", name, chartDir, "-n", ns, "-f", "-", "--kube-version", version.KubeVersion+".0"))
 			hooks(got)
 			record := "ConfigMap " + ns + "/" + name
 			var gotSpec map[string]any
