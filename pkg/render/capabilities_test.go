@@ -49,7 +49,8 @@ func TestCapabilitiesAsHelm(t *testing.T) {
 // TestRenderFollowsCapabilities checks that the objects follow the
 // cluster's Kubernetes version unless the values' tfgen.kubeVersion says
 // otherwise: from 1.36 the image volume, from 1.35 restart rules and
-// --complete, before them the copy and neither.
+// --complete, before them the copy and neither; tfsupervisor's
+// --kube-version names the minor chosen.
 func TestRenderFollowsCapabilities(t *testing.T) {
 	r := newRenderer(t)
 	for _, tc := range []struct {
@@ -84,7 +85,15 @@ func TestRenderFollowsCapabilities(t *testing.T) {
 		c := ps["containers"].([]any)[0].(map[string]any)
 		_, rules := c["restartPolicyRules"]
 		_, policy := c["restartPolicy"]
-		complete := slices.Contains(c["command"].([]any), "--complete")
+		command := c["command"].([]any)
+		complete := slices.Contains(command, "--complete")
+		want := tc.values
+		if want == "" {
+			want = tc.cluster
+		}
+		if i := slices.Index(command, "--kube-version"); i < 0 || command[i+1] != want {
+			t.Errorf("cluster %s, tfgen.kubeVersion %q: tfsupervisor %v, want --kube-version %s", tc.cluster, tc.values, command, want)
+		}
 		if image != tc.image || copied == tc.image || install == tc.image || rules != tc.complete || policy != tc.complete || complete != tc.complete {
 			t.Errorf("cluster %s, tfgen.kubeVersion %q: image volume %v, emptyDir %v, tfgen-install %v, restartPolicy %v, restartPolicyRules %v, --complete %v; want image volume %v, restart rules and --complete %v",
 				tc.cluster, tc.values, image, copied, install, policy, rules, complete, tc.image, tc.complete)

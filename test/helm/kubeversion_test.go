@@ -26,13 +26,15 @@ type target struct {
 	// RestartRules: the training container has its own restartPolicy and
 	// restartPolicyRules, and tfsupervisor run --complete (1.35 and later).
 	RestartRules bool
+	// KubeVersion is tfsupervisor run's --kube-version.
+	KubeVersion string
 }
 
 // for134 and for137 are what the mnist job's pods get on Kubernetes 1.34
 // and 1.37.
 var (
-	for134 = target{}
-	for137 = target{ImageVolume: true, RestartRules: true}
+	for134 = target{KubeVersion: "1.34"}
+	for137 = target{ImageVolume: true, RestartRules: true, KubeVersion: "1.37"}
 )
 
 // targetOf reads the target of sts's pod template, failing t when its parts
@@ -61,6 +63,9 @@ func targetOf(t *testing.T, sts *appsv1.StatefulSet) target {
 	c := ps.Containers[i]
 	tg.RestartRules = c.RestartPolicy != nil
 	complete := slices.Contains(c.Command, "--complete")
+	if i := slices.Index(c.Command, "--kube-version"); i >= 0 && i+1 < len(c.Command) {
+		tg.KubeVersion = c.Command[i+1]
+	}
 	if (len(c.RestartPolicyRules) > 0) != tg.RestartRules || complete != tg.RestartRules {
 		t.Errorf("%s: training container restartPolicy %v, restartPolicyRules %v, --complete %v: want all or none",
 			sts.Name, c.RestartPolicy, c.RestartPolicyRules, complete)
@@ -162,8 +167,8 @@ func TestChartKubeVersionRange(t *testing.T) {
 		{version: "v1.34.4-gke.1245000", want: for134},
 		{version: "v1.34.2-eks-a5565ad", want: for134},
 		{version: "1.37.1", want: for137},
-		{version: "1.38.0", want: for137},
-		{version: "1.40.3", want: for137},
+		{version: "1.38.0", want: target{ImageVolume: true, RestartRules: true, KubeVersion: "1.38"}},
+		{version: "v1.40.3-eks-a5565ad", want: target{ImageVolume: true, RestartRules: true, KubeVersion: "1.40"}},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			r := helm(t).Run(values, "template", "mnist", chartDir, "-n", "team-a", "-f", "-", "--kube-version", tc.version)
