@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,7 +54,32 @@ func funcMap() template.FuncMap {
 		f[name] = fn
 	}
 	f["semverCompare"] = cachedSemverCompare(f["semverCompare"].(func(string, string) (bool, error)))
+	f["regexFind"] = cachedRegexFind()
 	return f
+}
+
+// maxRegexpCache bounds the patterns cachedRegexFind keeps compiled.
+const maxRegexpCache = 64
+
+// cachedRegexFind returns sprig's regexFind compiling each pattern once:
+// tfjob.kubeVersion finds the cluster's MAJOR.MINOR with it in every
+// render, and compiling the pattern was nearly all of its cost. A pattern
+// that does not compile panics, as in sprig.
+func cachedRegexFind() func(string, string) string {
+	var (
+		cache sync.Map // pattern -> *regexp.Regexp
+		size  atomic.Int32
+	)
+	return func(pattern, s string) string {
+		if r, ok := cache.Load(pattern); ok {
+			return r.(*regexp.Regexp).FindString(s)
+		}
+		r := regexp.MustCompile(pattern)
+		if size.Add(1) <= maxRegexpCache {
+			cache.Store(pattern, r)
+		}
+		return r.FindString(s)
+	}
 }
 
 // maxSemverCache bounds the answers cachedSemverCompare keeps.

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/Masterminds/sprig/v3"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
@@ -25,6 +26,29 @@ func TestFuncMapHasNoEnv(t *testing.T) {
 			t.Errorf("func map lacks %s", name)
 		}
 	}
+}
+
+// TestCachedRegexFindIsSprigs checks that regexFind, which compiles each
+// pattern once, answers as sprig's, asked twice, and panics as it does on
+// a pattern that does not compile.
+func TestCachedRegexFindIsSprigs(t *testing.T) {
+	cached, sprigs := funcMap()["regexFind"].(func(string, string) string), sprig.TxtFuncMap()["regexFind"].(func(string, string) string)
+	for range 2 {
+		for _, tc := range [][2]string{
+			{`^v?[0-9]+\.[0-9]+`, "v1.37.0"}, {`^v?[0-9]+\.[0-9]+`, "v1.34.4-gke.1245000"}, {`^v?[0-9]+\.[0-9]+`, "v0.0.0-master+$Format:%H$"},
+			{`^v?[0-9]+\.[0-9]+`, "latest"}, {`[a-z]+`, "123abc456"}, {``, "x"},
+		} {
+			if got, want := cached(tc[0], tc[1]), sprigs(tc[0], tc[1]); got != want {
+				t.Errorf("regexFind %q %q = %q, sprig's %q", tc[0], tc[1], got, want)
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("regexFind of a bad pattern did not panic")
+		}
+	}()
+	cached(`(`, "x")
 }
 
 func TestRenderObjects(t *testing.T) {
