@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tfgen/tfgen/pkg/kube"
@@ -39,14 +40,21 @@ const ReasonKubernetesVersionSkew = "KubernetesVersionSkew"
 
 // PodNeeds is what a replica's pod must carry as its render wrote it.
 type PodNeeds struct {
+	// Target is the Kubernetes minor the pod was rendered for (MAJOR.MINOR,
+	// tfsupervisor --kube-version); "" for a render that did not say,
+	// whose pod is not checked.
+	Target string
 	// RestartRules: the render gave the pod's containers restart rules
 	// (sidecar mode; wrap mode with --complete).
 	RestartRules bool
 }
 
 // Dropped says, in words for a message, what pod p lacks of what its
-// render wrote; nothing when it is whole.
+// render wrote; nothing when it is whole or its render named no target.
 func (n PodNeeds) Dropped(p *kube.Pod) []string {
+	if n.Target == "" {
+		return nil
+	}
 	var out []string
 	if !slices.ContainsFunc(p.Spec.Volumes, func(v kube.Volume) bool { return v.Name == SupervisorVolume }) {
 		out = append(out, "the volume "+SupervisorVolume+" (an image volume: Kubernetes 1.35 or later)")
@@ -57,14 +65,29 @@ func (n PodNeeds) Dropped(p *kube.Pod) []string {
 	return out
 }
 
+// Skewed reports whether an API server of version server (its
+// gitVersion; "" when unknown) is older than the render's target, so that
+// what the pod lacks was dropped by it; a pod that lacks something on a
+// server as new as its target was not made by this render as it is.
+func (n PodNeeds) Skewed(server string) bool {
+	sm, ok := parseMinor(minorOf(server))
+	tm, tok := parseMinor(n.Target)
+	return !ok || !tok || sm[0] < tm[0] || sm[0] == tm[0] && sm[1] < tm[1]
+}
+
+// parseMinor reads MAJOR.MINOR.
+func parseMinor(v string) ([2]int, bool) {
+	major, minor, ok := strings.Cut(v, ".")
+	a, err1 := strconv.Atoi(major)
+	b, err2 := strconv.Atoi(minor)
+	return [2]int{a, b}, ok && err1 == nil && err2 == nil
+}
+
 // SkewMessage says why replica self does not train: its pod, rendered
-// for Kubernetes target ("" when its render did not say), lacks dropped
-// on an API server of version server ("" when unknown).
+// for Kubernetes target, lacks dropped on an API server of version server
+// ("" when unknown).
 func SkewMessage(self Ref, target, server string, dropped []string) string {
-	rendered := "a newer Kubernetes"
-	if target != "" {
-		rendered = "Kubernetes " + target
-	}
+	rendered := "Kubernetes " + target
 	by := "the cluster's API server"
 	if server != "" {
 		by += " (" + server + ")"

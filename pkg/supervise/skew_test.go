@@ -27,12 +27,13 @@ func TestPodNeedsDropped(t *testing.T) {
 		needs supervise.PodNeeds
 		want  []string // words each finding holds
 	}{
-		{"whole", whole, supervise.PodNeeds{RestartRules: true}, nil},
-		{"image volume dropped", noVolume, supervise.PodNeeds{RestartRules: true}, []string{"volume tfgen-bin"}},
-		{"restart rules dropped", noRules, supervise.PodNeeds{RestartRules: true}, []string{"restartPolicy and restartPolicyRules"}},
-		{"restart rules not rendered", noRules, supervise.PodNeeds{}, nil},
-		{"both dropped", kube.PodSpec{Containers: noRules.Containers}, supervise.PodNeeds{RestartRules: true},
+		{"whole", whole, supervise.PodNeeds{Target: "1.37", RestartRules: true}, nil},
+		{"image volume dropped", noVolume, supervise.PodNeeds{Target: "1.37", RestartRules: true}, []string{"volume tfgen-bin"}},
+		{"restart rules dropped", noRules, supervise.PodNeeds{Target: "1.35", RestartRules: true}, []string{"restartPolicy and restartPolicyRules"}},
+		{"restart rules not rendered", noRules, supervise.PodNeeds{Target: "1.34"}, nil},
+		{"both dropped", kube.PodSpec{Containers: noRules.Containers}, supervise.PodNeeds{Target: "1.37", RestartRules: true},
 			[]string{"volume tfgen-bin", "restartPolicy and restartPolicyRules"}},
+		{"a render that names no target is not checked", kube.PodSpec{}, supervise.PodNeeds{RestartRules: true}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := tc.needs.Dropped(&kube.Pod{Spec: tc.spec})
@@ -48,6 +49,29 @@ func TestPodNeedsDropped(t *testing.T) {
 	}
 }
 
+// TestSkewed: only a server older than the render's target explains what
+// a pod lacks; an unknown version is taken as one.
+func TestSkewed(t *testing.T) {
+	for _, tc := range []struct {
+		target, server string
+		want           bool
+	}{
+		{"1.37", "v1.34.4", true},
+		{"1.35", "v1.34.0", true},
+		{"1.37", "v1.36.3-gke.1200", true},
+		{"1.37", "v1.37.1", false},
+		{"1.35", "v1.37.1", false},
+		{"1.34", "v1.34.4", false},
+		{"1.37", "v2.0.0", false},
+		{"1.37", "", true},
+		{"1.37", "garbage", true},
+	} {
+		if got := (supervise.PodNeeds{Target: tc.target}).Skewed(tc.server); got != tc.want {
+			t.Errorf("target %s, server %q: Skewed = %t, want %t", tc.target, tc.server, got, tc.want)
+		}
+	}
+}
+
 // TestSkewMessage: the refusal names the render's target, the server's
 // version and the render that fits it.
 func TestSkewMessage(t *testing.T) {
@@ -58,7 +82,6 @@ func TestSkewMessage(t *testing.T) {
 		want                 []string
 	}{
 		{"both known", "1.37", "v1.34.4", []string{"replica worker-3 does not train", "rendered for Kubernetes 1.37", "API server (v1.34.4) dropped", "volume tfgen-bin", "--kube-version 1.34"}},
-		{"a render before the flag", "", "v1.34.4", []string{"rendered for a newer Kubernetes", "--kube-version 1.34"}},
 		{"server version unknown", "1.36", "", []string{"rendered for Kubernetes 1.36", "the cluster's API server dropped", "--kube-version MAJOR.MINOR"}},
 		{"a distribution's version", "1.37", "v1.34.2-eks-113cf36", []string{"(v1.34.2-eks-113cf36)", "--kube-version 1.34;"}},
 	} {

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/kube/rest"
@@ -24,6 +25,7 @@ func (o *options) refuseSkew(ctx context.Context, cfg *supervise.Config, d *deps
 	if d.pod == nil || supervise.Refused(d.previous) {
 		return nil
 	}
+	needs.Target = o.kubeVersion
 	dropped := needs.Dropped(d.pod)
 	if len(dropped) == 0 {
 		return nil
@@ -34,7 +36,11 @@ func (o *options) refuseSkew(ctx context.Context, cfg *supervise.Config, d *deps
 	if err != nil {
 		cfg.Logf("%v", err)
 	}
-	res := supervise.RefuseSkew(ctx, cfg, d.reporter, d.previous, supervise.SkewMessage(cfg.Self, o.kubeVersion, server, dropped))
+	if !needs.Skewed(server) {
+		cfg.Logf("the pod lacks %s, though the API server (%s) is not older than its render's target (%s): not a version skew; going on", strings.Join(dropped, " and "), server, needs.Target)
+		return nil
+	}
+	res := supervise.RefuseSkew(ctx, cfg, d.reporter, d.previous, supervise.SkewMessage(cfg.Self, needs.Target, server, dropped))
 	if err := writeTermination(o.terminationLog, res); err != nil {
 		cfg.Logf("%v", err)
 	}
