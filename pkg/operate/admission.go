@@ -27,8 +27,10 @@ const (
 	AdmissionReserved = "QuotaReserved"
 	// AdmissionAdmitted: the job's pods may run.
 	AdmissionAdmitted = "Admitted"
-	// AdmissionEvicted: Kueue evicted the workload (preempted, say): its
-	// pods are removed and it waits in its queue again.
+	// AdmissionEvicted: Kueue evicted the workload (preempted, or its
+	// pods not Ready in time under waitForPodsReady): its pods are
+	// removed and it waits in its queue again, after a backoff for the
+	// latter.
 	AdmissionEvicted = "Evicted"
 	// AdmissionReleased: the job's pods are gone, and with them its
 	// workload (the job ended or is suspended).
@@ -49,6 +51,28 @@ type Admission struct {
 	// reason and message of the workload condition that says so.
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
+	// notReady is Kueue's PodsReady condition while it is False for an
+	// admitted job (waitForPodsReady): Kueue evicts the job once it has
+	// been so for its timeout (reason WaitForStart) or recoveryTimeout
+	// (WaitForRecovery).
+	NotReady *metav1.Condition `json:"notReady,omitempty"`
+	// requeueAt is when Kueue puts an evicted job back in its queue,
+	// after the backoff of a waitForPodsReady eviction.
+	RequeueAt *metav1.Time `json:"requeueAt,omitempty"`
+	// evictions are Kueue's evictions of the job so far, by reason.
+	Evictions []Eviction `json:"evictions,omitempty"`
+}
+
+// Eviction counts Kueue's evictions of a job for one reason
+// (PodsReadyTimeout, Preempted...) and underlying cause (WaitForStart,
+// WaitForRecovery...).
+type Eviction struct {
+	// reason of the evictions.
+	Reason string `json:"reason"`
+	// cause that completes the reason, if any.
+	Cause string `json:"cause,omitempty"`
+	// count of such evictions.
+	Count int32 `json:"count"`
 }
 
 // workload is the part of a Kueue Workload that admission reads.
@@ -61,6 +85,16 @@ type workload struct {
 		Admission  *struct {
 			ClusterQueue string `json:"clusterQueue"`
 		} `json:"admission"`
+		RequeueState *struct {
+			RequeueAt *metav1.Time `json:"requeueAt"`
+		} `json:"requeueState"`
+		SchedulingStats *struct {
+			Evictions []struct {
+				Reason          string `json:"reason"`
+				UnderlyingCause string `json:"underlyingCause"`
+				Count           int32  `json:"count"`
+			} `json:"evictions"`
+		} `json:"schedulingStats"`
 	} `json:"status"`
 }
 
@@ -159,6 +193,17 @@ func admission(j *Job, obj *unstructured.Unstructured, err error) *Admission {
 	}
 	if by != nil {
 		a.Reason, a.Message = by.Reason, by.Message
+	}
+	if ready := cond("PodsReady"); a.State == AdmissionAdmitted && ready != nil && ready.Status == metav1.ConditionFalse {
+		a.NotReady = ready
+	}
+	if rs := w.Status.RequeueState; rs != nil && a.State == AdmissionEvicted {
+		a.RequeueAt = rs.RequeueAt
+	}
+	if st := w.Status.SchedulingStats; st != nil {
+		for _, e := range st.Evictions {
+			a.Evictions = append(a.Evictions, Eviction{Reason: e.Reason, Cause: e.UnderlyingCause, Count: e.Count})
+		}
 	}
 	return a
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,9 +33,19 @@ func kueueWorkload(ns, name, cq string, conds ...[3]string) *unstructured.Unstru
 		"metadata": map[string]any{"name": name, "namespace": ns}, "spec": map[string]any{"queueName": "q"}, "status": status}}
 }
 
+// withStatus sets fields of w's status.
+func withStatus(w *unstructured.Unstructured, fields map[string]any) *unstructured.Unstructured {
+	status := w.Object["status"].(map[string]any)
+	for k, v := range fields {
+		status[k] = v
+	}
+	return w
+}
+
 // TestAdmission: what tfgen status and list say of a job's admission by
 // Kueue, from its workload (or its absence).
 func TestAdmission(t *testing.T) {
+	at := metav1.Time{Time: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)}
 	kueueJob := func(mutate func(*Job)) *Job {
 		return testJob(func(j *Job) {
 			j.Namespace = "ns"
@@ -63,6 +74,22 @@ func TestAdmission(t *testing.T) {
 			want: &Admission{Queue: "q", ClusterQueue: "cq", State: AdmissionReserved, Reason: "QuotaReserved", Message: "QuotaReserved says so"}},
 		{name: "evicted", job: kueueJob(nil), workload: kueueWorkload("ns", "j", "", [3]string{"Admitted", "False", "NoReservation"}, [3]string{"Evicted", "True", "Preempted"}),
 			want: &Admission{Queue: "q", State: AdmissionEvicted, Reason: "Preempted", Message: "Evicted says so"}},
+		{name: "admitted, pods not all Ready", job: kueueJob(nil),
+			workload: kueueWorkload("ns", "j", "cq", [3]string{"QuotaReserved", "True", "QuotaReserved"}, [3]string{"Admitted", "True", "Admitted"}, [3]string{"PodsReady", "False", "WaitForRecovery"}),
+			want: &Admission{Queue: "q", ClusterQueue: "cq", State: AdmissionAdmitted, Reason: "Admitted", Message: "Admitted says so",
+				NotReady: &metav1.Condition{Type: "PodsReady", Status: "False", Reason: "WaitForRecovery", Message: "PodsReady says so", LastTransitionTime: at}}},
+		{name: "admitted, pods Ready", job: kueueJob(nil),
+			workload: kueueWorkload("ns", "j", "cq", [3]string{"QuotaReserved", "True", "QuotaReserved"}, [3]string{"Admitted", "True", "Admitted"}, [3]string{"PodsReady", "True", "Started"}),
+			want:     &Admission{Queue: "q", ClusterQueue: "cq", State: AdmissionAdmitted, Reason: "Admitted", Message: "Admitted says so"}},
+		{name: "evicted by the PodsReady timeout, in backoff", job: kueueJob(nil),
+			workload: withStatus(kueueWorkload("ns", "j", "", [3]string{"QuotaReserved", "False", "Pending"}, [3]string{"Evicted", "True", "PodsReadyTimeout"}, [3]string{"PodsReady", "False", "WaitForStart"}),
+				map[string]any{"requeueState": map[string]any{"count": int64(2), "requeueAt": "2026-11-27T00:01:00Z"},
+					"schedulingStats": map[string]any{"evictions": []any{
+						map[string]any{"reason": "PodsReadyTimeout", "underlyingCause": "WaitForRecovery", "count": int64(1)},
+						map[string]any{"reason": "PodsReadyTimeout", "underlyingCause": "WaitForStart", "count": int64(1)}}}}),
+			want: &Admission{Queue: "q", State: AdmissionEvicted, Reason: "PodsReadyTimeout", Message: "Evicted says so",
+				RequeueAt: &metav1.Time{Time: time.Date(2026, 11, 27, 0, 1, 0, 0, time.UTC)},
+				Evictions: []Eviction{{Reason: "PodsReadyTimeout", Cause: "WaitForRecovery", Count: 1}, {Reason: "PodsReadyTimeout", Cause: "WaitForStart", Count: 1}}}},
 		{name: "ended, pods gone", job: kueueJob(ended),
 			want: &Admission{Queue: "q", State: AdmissionReleased, Message: "the job's pods are gone, and with them its Kueue workload"}},
 		{name: "another job's workload", job: kueueJob(nil), workload: kueueWorkload("ns", "other", "", [3]string{"Admitted", "True", "Admitted"}),
