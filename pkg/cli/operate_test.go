@@ -111,8 +111,9 @@ func TestAdmissionText(t *testing.T) {
 			}
 		})
 	}
-	es := []operate.Eviction{{Reason: "PodsReadyTimeout", Cause: "WaitForRecovery", Count: 1}, {Reason: "Preempted", Count: 2}}
-	if got, want := evictionsText(es), "PodsReadyTimeout (WaitForRecovery): 1, Preempted: 2"; got != want {
-		t.Errorf("evictionsText = %q, want %q", got, want)
+	es := []operate.Eviction{{Reason: "PodsReadyTimeout", Count: 2, Last: metav1.NewTime(now.Add(-20 * time.Second)), Message: "Exceeded the PodsReady timeout ns/j"},
+		{Reason: "Preempted", Count: 1, Last: metav1.NewTime(now.Add(-5 * time.Minute))}}
+	if got, want := evictionsText(es, now), "PodsReadyTimeout: 2, last 20s ago: Exceeded the PodsReady timeout ns/j; Preempted: 1, last 5m ago"; got != want {
+		t.Errorf("evictionsText:\n got %q\nwant %q", got, want)
 	}
 }

@@ -56,17 +56,17 @@ func admissionText(a *operate.Admission, now time.Time) string {
 	return s
 }
 
-// evictionsText lists Kueue's evictions of a job: reason (cause): count.
-func evictionsText(es []operate.Eviction) string {
+// evictionsText lists Kueue's evictions of a job: per reason, how many,
+// how long ago the last was, and what Kueue said of it.
+func evictionsText(es []operate.Eviction, now time.Time) string {
 	out := make([]string, len(es))
 	for i, e := range es {
-		out[i] = e.Reason
-		if e.Cause != "" {
-			out[i] += " (" + e.Cause + ")"
+		out[i] = fmt.Sprintf("%s: %d, last %s ago", e.Reason, e.Count, age(e.Last.Time, now))
+		if e.Message != "" {
+			out[i] += ": " + e.Message
 		}
-		out[i] += fmt.Sprintf(": %d", e.Count)
 	}
-	return strings.Join(out, ", ")
+	return strings.Join(out, "; ")
 }
 
 // printList writes the jobs as `kubectl get tfjobs` would: NAME, STATE,
@@ -137,7 +137,7 @@ func printStatus(w io.Writer, v *operate.View, now time.Time) error {
 	if a := v.Status.Admission; a != nil {
 		row(tw, "Admission:", admissionText(a, now))
 		if len(a.Evictions) > 0 {
-			row(tw, "Evictions:", evictionsText(a.Evictions))
+			row(tw, "Evictions:", evictionsText(a.Evictions, now))
 		}
 	}
 	row(tw, "Start Time:", timeAgo(s.StartTime, now))

@@ -59,20 +59,9 @@ type Admission struct {
 	// requeueAt is when Kueue puts an evicted job back in its queue,
 	// after the backoff of a waitForPodsReady eviction.
 	RequeueAt *metav1.Time `json:"requeueAt,omitempty"`
-	// evictions are Kueue's evictions of the job so far, by reason.
+	// evictions are Kueue's evictions of the job, by reason, as its Events
+	// on the job's workloads tell them (evictions.go).
 	Evictions []Eviction `json:"evictions,omitempty"`
-}
-
-// Eviction counts Kueue's evictions of a job for one reason
-// (PodsReadyTimeout, Preempted...) and underlying cause (WaitForStart,
-// WaitForRecovery...).
-type Eviction struct {
-	// reason of the evictions.
-	Reason string `json:"reason"`
-	// cause that completes the reason, if any.
-	Cause string `json:"cause,omitempty"`
-	// count of such evictions.
-	Count int32 `json:"count"`
 }
 
 // workload is the part of a Kueue Workload that admission reads.
@@ -88,19 +77,12 @@ type workload struct {
 		RequeueState *struct {
 			RequeueAt *metav1.Time `json:"requeueAt"`
 		} `json:"requeueState"`
-		SchedulingStats *struct {
-			Evictions []struct {
-				Reason          string `json:"reason"`
-				UnderlyingCause string `json:"underlyingCause"`
-				Count           int32  `json:"count"`
-			} `json:"evictions"`
-		} `json:"schedulingStats"`
 	} `json:"status"`
 }
 
 // Admission returns job j's admission by Kueue, nil for a job Kueue does
-// not admit. A workload that cannot be read (Kueue not installed, no
-// right to read it) is AdmissionUnknown with the reason.
+// not admit, with its evictions. A workload that cannot be read (Kueue not
+// installed, no right to read it) is AdmissionUnknown with the reason.
 func (c *Client) Admission(ctx context.Context, j *Job) *Admission {
 	if !j.Spec.Kueue() {
 		return nil
@@ -110,7 +92,9 @@ func (c *Client) Admission(ctx context.Context, j *Job) *Admission {
 	if errors.As(err, &se) && apierrors.IsNotFound(err) && se.Status().Details != nil && se.Status().Details.Name == j.Name {
 		obj, err = nil, nil // no workload; an unserved resource names none
 	}
-	return admission(j, obj, err)
+	a := admission(j, obj, err)
+	a.Evictions = c.evictions(ctx, j)
+	return a
 }
 
 // Admissions returns the admission of each job under Kueue among jobs,
@@ -199,11 +183,6 @@ func admission(j *Job, obj *unstructured.Unstructured, err error) *Admission {
 	}
 	if rs := w.Status.RequeueState; rs != nil && a.State == AdmissionEvicted {
 		a.RequeueAt = rs.RequeueAt
-	}
-	if st := w.Status.SchedulingStats; st != nil {
-		for _, e := range st.Evictions {
-			a.Evictions = append(a.Evictions, Eviction{Reason: e.Reason, Cause: e.UnderlyingCause, Count: e.Count})
-		}
 	}
 	return a
 }
