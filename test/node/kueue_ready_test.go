@@ -206,6 +206,10 @@ func TestKueueWaitForPodsReady(t *testing.T) {
 			gated := slices.ContainsFunc(p.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == kueueGate })
 			return string(p.UID) != first && !gated, fmt.Sprintf("pod %s, gates %v", p.UID, p.Spec.SchedulingGates), nil
 		})
+		poll(t, "tfgen status to say why worker-0 cannot start", func(context.Context) (bool, string, error) {
+			reps := r.view().Replicas
+			return len(reps) == 1 && reps[0].Reason == "ErrImageNeverPull", fmt.Sprintf("%+v", reps), nil
+		})
 		out, _ := r.cli("status", r.Name)
 		if !strings.Contains(out, "Evictions:") || !strings.Contains(out, "PodsReadyTimeout: ") {
 			t.Errorf("tfgen status does not say Kueue evicted the job for the PodsReady timeout:\n%s", out)
