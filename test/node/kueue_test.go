@@ -158,10 +158,7 @@ type kueueWorkload struct {
 		PodSets   []kueuePodSet `json:"podSets"`
 	} `json:"spec"`
 	Status struct {
-		Conditions   []metav1.Condition `json:"conditions"`
-		RequeueState *struct {
-			Count int32 `json:"count"`
-		} `json:"requeueState"`
+		Conditions      []metav1.Condition `json:"conditions"`
 		SchedulingStats *struct {
 			Evictions []kueueEviction `json:"evictions"`
 		} `json:"schedulingStats"`
