@@ -173,10 +173,12 @@ func TestKueueWaitForPodsReady(t *testing.T) {
 		if s := r.Status(); s.Ended() || s.Restarts != 0 || len(s.Failures) != 0 {
 			t.Errorf("the evicted job ended or counts restarts or failures: %s", r.StatusJSON())
 		}
-		// The chief runs again only once Kueue has admitted the job again.
-		poll(t, "chief-0 running again", func(context.Context) (bool, string, error) {
-			n := len(r.reports()["chief-0"])
-			return n == 2, fmt.Sprintf("%d runs", n), nil
+		// The chief and the parameter server run again only once Kueue has
+		// admitted the job again; the parameter server serves again before
+		// the chief may succeed.
+		poll(t, "chief-0 and ps-0 running again", func(context.Context) (bool, string, error) {
+			reps := r.reports()
+			return len(reps["chief-0"]) == 2 && len(reps["ps-0"]) == 2, fmt.Sprintf("%d and %d runs", len(reps["chief-0"]), len(reps["ps-0"])), nil
 		})
 		r.open("gate-0")
 		if s := r.WaitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) || s.Restarts != 0 || len(s.Failures) != 0 {
