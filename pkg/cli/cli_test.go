@@ -95,6 +95,8 @@ func TestRenderFlags(t *testing.T) {
 		{name: "scheduler-plugins", args: render("tfjob-gang", "--gang-scheduler", "scheduler-plugins"), golden: "testdata/tfjob-gang-scheduler-plugins.golden.yaml"},
 		{name: "kueue", args: render("tfjob-gang", "--gang-scheduler", "kueue"), golden: "testdata/tfjob-gang-kueue.golden.yaml"},
 		{name: "kubernetes", args: render("tfjob-gang", "--gang-scheduler", "kubernetes"), golden: "testdata/tfjob-gang-kubernetes.golden.yaml"},
+		{name: "kueue, sidecar mode", args: []string{"render", "-f", "-"}, golden: "testdata/kueue-sidecar.golden.yaml",
+			stdin: testjob.New("side").Edit(func(j *job.Job) { j.Labels = map[string]string{"kueue.x-k8s.io/queue-name": "q"} }).Replica(job.Worker, 2).String()},
 		{name: "kubectl get -o yaml: a v1 List", args: []string{"render", "-f", "testdata/migrate/kubectl-get-tfjobs.yaml"}, golden: "testdata/migrate-kubectl-get-tfjobs.golden.yaml"},
 		{name: "the user's TF_CONFIG, POD_NAME, MX_CONFIG", args: []string{"render", "-f", "testdata/kubeflow/own-env.yaml"}, golden: "testdata/kubeflow-own-env.golden.yaml"},
 		{name: "image entrypoints wrap a sidecar job", args: render("tfjob-sidecar", "--image-entrypoints", "examples/config/image-entrypoints.yaml"),

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/tfgen/tfgen/internal/golden"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/operate"
@@ -77,5 +79,41 @@ func TestPrinters(t *testing.T) {
 			t.Fatal(err)
 		}
 		golden.Assert(t, "../../testdata/operate/status-"+j.Namespace+"-"+j.Name+".txt", b.Bytes())
+	}
+}
+
+// TestAdmissionText: what tfgen status says of a job's admission by Kueue.
+func TestAdmissionText(t *testing.T) {
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		a    operate.Admission
+		want string
+	}{
+		{name: "queued", a: operate.Admission{Queue: "q", State: operate.AdmissionQueued, Reason: "Pending", Message: "couldn't assign flavors"},
+			want: "Queued in queue q: Pending: couldn't assign flavors"},
+		{name: "admitted, pods not all Ready",
+			a: operate.Admission{Queue: "q", ClusterQueue: "cq", State: operate.AdmissionAdmitted, Reason: "Admitted", Message: "The workload is admitted",
+				NotReady: &metav1.Condition{Reason: "WaitForRecovery", Message: "At least one pod has failed, waiting for recovery", LastTransitionTime: metav1.NewTime(now.Add(-20 * time.Second))}},
+			want: "Admitted in queue q (ClusterQueue cq): Admitted: The workload is admitted; pods not all Ready for 20s (WaitForRecovery: At least one pod has failed, waiting for recovery)"},
+		{name: "evicted, in backoff",
+			a: operate.Admission{Queue: "q", State: operate.AdmissionEvicted, Reason: "PodsReadyTimeout", Message: "Exceeded the PodsReady timeout ns/j",
+				RequeueAt: &metav1.Time{Time: now.Add(5 * time.Second)}},
+			want: "Evicted in queue q: PodsReadyTimeout: Exceeded the PodsReady timeout ns/j; back in its queue in 5s"},
+		{name: "evicted, backoff over",
+			a: operate.Admission{Queue: "q", State: operate.AdmissionEvicted, Reason: "PodsReadyTimeout", Message: "Exceeded the PodsReady timeout ns/j",
+				RequeueAt: &metav1.Time{Time: now.Add(-time.Second)}},
+			want: "Evicted in queue q: PodsReadyTimeout: Exceeded the PodsReady timeout ns/j; back in its queue"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := admissionText(&tc.a, now); got != tc.want {
+				t.Errorf("admissionText:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+	es := []operate.Eviction{{Reason: "PodsReadyTimeout", Count: 2, Last: metav1.NewTime(now.Add(-20 * time.Second)), Message: "Exceeded the PodsReady timeout ns/j"},
+		{Reason: "Preempted", Count: 1, Last: metav1.NewTime(now.Add(-5 * time.Minute))}}
+	if got, want := evictionsText(es, now), "PodsReadyTimeout: 2, last 20s ago: Exceeded the PodsReady timeout ns/j; Preempted: 1, last 5m ago"; got != want {
+		t.Errorf("evictionsText:\n got %q\nwant %q", got, want)
 	}
 }

@@ -29,8 +29,10 @@ func age(t, now time.Time) string {
 	return duration.HumanDuration(now.Sub(t))
 }
 
-// admissionText says how Kueue admits a job: its state, queue and why.
-func admissionText(a *operate.Admission) string {
+// admissionText says how Kueue admits a job: its state, queue and why;
+// for an admitted job whose pods Kueue finds not all Ready, since when
+// and why; for an evicted one, when it goes back to its queue.
+func admissionText(a *operate.Admission, now time.Time) string {
 	s := fmt.Sprintf("%s in queue %s", a.State, a.Queue)
 	if a.ClusterQueue != "" {
 		s += fmt.Sprintf(" (ClusterQueue %s)", a.ClusterQueue)
@@ -41,7 +43,30 @@ func admissionText(a *operate.Admission) string {
 	case a.Message != "":
 		s += ": " + a.Message
 	}
+	if c := a.NotReady; c != nil {
+		s += fmt.Sprintf("; pods not all Ready for %s (%s: %s)", age(c.LastTransitionTime.Time, now), c.Reason, c.Message)
+	}
+	if at := a.RequeueAt; at != nil {
+		if at.After(now) {
+			s += fmt.Sprintf("; back in its queue in %s", duration.HumanDuration(at.Sub(now)))
+		} else {
+			s += "; back in its queue"
+		}
+	}
 	return s
+}
+
+// evictionsText lists Kueue's evictions of a job: per reason, how many,
+// how long ago the last was, and what Kueue said of it.
+func evictionsText(es []operate.Eviction, now time.Time) string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = fmt.Sprintf("%s: %d, last %s ago", e.Reason, e.Count, age(e.Last.Time, now))
+		if e.Message != "" {
+			out[i] += ": " + e.Message
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // printList writes the jobs as `kubectl get tfjobs` would: NAME, STATE,
@@ -110,7 +135,10 @@ func printStatus(w io.Writer, v *operate.View, now time.Time) error {
 	row(tw, "Namespace:", v.Metadata.Namespace)
 	row(tw, "State:", v.Status.State)
 	if a := v.Status.Admission; a != nil {
-		row(tw, "Admission:", admissionText(a))
+		row(tw, "Admission:", admissionText(a, now))
+		if len(a.Evictions) > 0 {
+			row(tw, "Evictions:", evictionsText(a.Evictions, now))
+		}
 	}
 	row(tw, "Start Time:", timeAgo(s.StartTime, now))
 	row(tw, "Completion Time:", timeAgo(s.CompletionTime, now))

@@ -143,6 +143,7 @@ func (o *renderOptions) Run(ctx context.Context, s Streams) error {
 		}
 		if u.job != nil {
 			notes = append(notes, sidecarNotes(u)...)
+			l.warnings = append(l.warnings, kueueSidecarWarnings(u)...)
 		}
 		// Once a document has a problem nothing will be written: the
 		// rest are only checked.
@@ -231,6 +232,29 @@ func sidecarNotes(u unit) []string {
 			u.doc.Name(), u.job.Source.Kind, u.job.Name, t, c.Name, c.Image))
 	}
 	return notes
+}
+
+// kueueSidecarWarnings warns, for a job Kueue admits, of each replica type
+// rendered in sidecar mode: once such a replica has finished, its
+// training container has ended and its pod is not Ready, nor is one made
+// again for it (it waits in tfgen-hold), and Kueue's waitForPodsReady
+// evicts a job whose pods have not all been Ready for its recoveryTimeout
+// (README, Kueue). In wrap mode a finished replica's pod stays Ready; a
+// job of one pod ends with it.
+func kueueSidecarWarnings(u unit) []string {
+	var pods int32
+	for _, s := range u.job.Replicas() {
+		pods += s.Count()
+	}
+	if !u.job.Kueue() || pods < 2 {
+		return nil
+	}
+	var out []string
+	for _, t := range values.SidecarReplicas(u.job) {
+		out = append(out, fmt.Sprintf("%s: %s %s: replica type %s runs in sidecar mode under Kueue: once one of its replicas has finished, its pod is not Ready, and Kueue's waitForPodsReady (on by default from v0.19) evicts the job once that has lasted its recoveryTimeout; a command for the container (or --image-entrypoints) keeps a finished replica's pod Ready",
+			u.doc.Name(), u.job.Source.Kind, u.job.Name, t))
+	}
+	return out
 }
 
 // printLines prints each line with prefix, control characters escaped so

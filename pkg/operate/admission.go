@@ -27,8 +27,10 @@ const (
 	AdmissionReserved = "QuotaReserved"
 	// AdmissionAdmitted: the job's pods may run.
 	AdmissionAdmitted = "Admitted"
-	// AdmissionEvicted: Kueue evicted the workload (preempted, say): its
-	// pods are removed and it waits in its queue again.
+	// AdmissionEvicted: Kueue evicted the workload (preempted, or its
+	// pods not Ready in time under waitForPodsReady): its pods are
+	// removed and it waits in its queue again, after a backoff for the
+	// latter.
 	AdmissionEvicted = "Evicted"
 	// AdmissionReleased: the job's pods are gone, and with them its
 	// workload (the job ended or is suspended).
@@ -49,6 +51,17 @@ type Admission struct {
 	// reason and message of the workload condition that says so.
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
+	// notReady is Kueue's PodsReady condition while it is False for an
+	// admitted job (waitForPodsReady): Kueue evicts the job once it has
+	// been so for its timeout (reason WaitForStart) or recoveryTimeout
+	// (WaitForRecovery).
+	NotReady *metav1.Condition `json:"notReady,omitempty"`
+	// requeueAt is when Kueue puts an evicted job back in its queue,
+	// after the backoff of a waitForPodsReady eviction.
+	RequeueAt *metav1.Time `json:"requeueAt,omitempty"`
+	// evictions are Kueue's evictions of the job, by reason, as its Events
+	// on the job's workloads tell them (evictions.go).
+	Evictions []Eviction `json:"evictions,omitempty"`
 }
 
 // workload is the part of a Kueue Workload that admission reads.
@@ -61,12 +74,15 @@ type workload struct {
 		Admission  *struct {
 			ClusterQueue string `json:"clusterQueue"`
 		} `json:"admission"`
+		RequeueState *struct {
+			RequeueAt *metav1.Time `json:"requeueAt"`
+		} `json:"requeueState"`
 	} `json:"status"`
 }
 
 // Admission returns job j's admission by Kueue, nil for a job Kueue does
-// not admit. A workload that cannot be read (Kueue not installed, no
-// right to read it) is AdmissionUnknown with the reason.
+// not admit, with its evictions. A workload that cannot be read (Kueue not
+// installed, no right to read it) is AdmissionUnknown with the reason.
 func (c *Client) Admission(ctx context.Context, j *Job) *Admission {
 	if !j.Spec.Kueue() {
 		return nil
@@ -76,7 +92,9 @@ func (c *Client) Admission(ctx context.Context, j *Job) *Admission {
 	if errors.As(err, &se) && apierrors.IsNotFound(err) && se.Status().Details != nil && se.Status().Details.Name == j.Name {
 		obj, err = nil, nil // no workload; an unserved resource names none
 	}
-	return admission(j, obj, err)
+	a := admission(j, obj, err)
+	a.Evictions = c.evictions(ctx, j)
+	return a
 }
 
 // Admissions returns the admission of each job under Kueue among jobs,
@@ -159,6 +177,12 @@ func admission(j *Job, obj *unstructured.Unstructured, err error) *Admission {
 	}
 	if by != nil {
 		a.Reason, a.Message = by.Reason, by.Message
+	}
+	if ready := cond("PodsReady"); a.State == AdmissionAdmitted && ready != nil && ready.Status == metav1.ConditionFalse {
+		a.NotReady = ready
+	}
+	if rs := w.Status.RequeueState; rs != nil && a.State == AdmissionEvicted {
+		a.RequeueAt = rs.RequeueAt
 	}
 	return a
 }

@@ -48,6 +48,9 @@ type Options struct {
 	// Kueue also runs Kueue as its release installs it (kueue.go), with
 	// ControllerManager and Scheduler.
 	Kueue bool
+	// KueueWaitForPodsReady, with Kueue, turns on its waitForPodsReady
+	// (as v0.19 does by default); nil: as the release ships it.
+	KueueWaitForPodsReady *KueueWaitForPodsReady
 	// JobSet also runs JobSet as its release installs it (jobset.go), with
 	// ControllerManager and Scheduler.
 	JobSet bool
@@ -70,7 +73,8 @@ type ControlPlane struct {
 	apiServer  []string   // kube-apiserver's binary directory and flags, to start it again
 	startTime  time.Duration
 	apiPort    int
-	node       *node // nil without Options.Node
+	node       *node    // nil without Options.Node
+	atStop     []func() // what Stop undoes outside dir, once every process is stopped
 }
 
 // Start starts etcd and kube-apiserver, and the controller-manager and
@@ -90,7 +94,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	}
 	var addons []addon
 	if opts.Kueue {
-		addons = append(addons, kueue)
+		addons = append(addons, kueue(opts.KueueWaitForPodsReady))
 	}
 	if opts.JobSet {
 		addons = append(addons, jobSet)
@@ -497,6 +501,9 @@ func (cp *ControlPlane) Stop() {
 	}
 	if cp.node != nil {
 		cp.node.teardown()
+	}
+	for _, undo := range cp.atStop {
+		undo()
 	}
 	if os.Getenv("TFGEN_KEEP_CONTROLPLANE") == "" {
 		_ = os.RemoveAll(cp.dir)

@@ -26,8 +26,10 @@ import (
 )
 
 // The suite's cluster runs Kueue v0.17.0 as its release installs it
-// (controlplane.Options.Kueue): its webhooks see every pod and
-// StatefulSet of every test, and the TestKueue tests run jobs under it.
+// (controlplane.Options.Kueue), with waitForPodsReady on as v0.19 has it
+// by default, its timeouts short (kueueReadiness): its webhooks see every
+// pod and StatefulSet of every test, and the TestKueue tests run jobs
+// under it.
 // Each of those has a ClusterQueue of its own, with the quota it needs,
 // serving the namespaces labelled with its name, each with a LocalQueue
 // "q" (kueueQueue).
@@ -156,8 +158,26 @@ type kueueWorkload struct {
 		PodSets   []kueuePodSet `json:"podSets"`
 	} `json:"spec"`
 	Status struct {
-		Conditions []metav1.Condition `json:"conditions"`
+		Conditions      []metav1.Condition `json:"conditions"`
+		SchedulingStats *struct {
+			Evictions []kueueEviction `json:"evictions"`
+		} `json:"schedulingStats"`
 	} `json:"status"`
+}
+
+// kueueEviction counts a workload's evictions for one reason and cause.
+type kueueEviction struct {
+	Reason          string `json:"reason"`
+	UnderlyingCause string `json:"underlyingCause"`
+	Count           int32  `json:"count"`
+}
+
+// evictions are the workload's evictions so far.
+func (w *kueueWorkload) evictions() []kueueEviction {
+	if w.Status.SchedulingStats == nil {
+		return nil
+	}
+	return w.Status.SchedulingStats.Evictions
 }
 
 // kueuePodSet is one of a workload's pod sets: pods of one shape.
@@ -190,7 +210,7 @@ func (w *kueueWorkload) String() string {
 	for _, c := range w.Status.Conditions {
 		conds = append(conds, fmt.Sprintf("%s=%s(%s)", c.Type, c.Status, c.Reason))
 	}
-	return fmt.Sprintf("workload %s: %d pods in queue %s, %s", w.Metadata.Name, w.pods(), w.Spec.QueueName, strings.Join(conds, " "))
+	return fmt.Sprintf("workload %s: %d pods in queue %s, %s, evictions %v", w.Metadata.Name, w.pods(), w.Spec.QueueName, strings.Join(conds, " "), w.evictions())
 }
 
 // workloads lists the Kueue workloads of the run's namespace.
