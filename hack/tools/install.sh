@@ -10,6 +10,15 @@
 #   containerd, containerd-shim-runc-v2, ctr                 (hack/tools/containerd)
 #   prometheus                                               (hack/tools/prometheus)
 #
+# and, for the tests of tfgen's supported Kubernetes minors (test/versions)
+# and clusters of an older minor (test/controlplane's Options.KubeVersion,
+# NodeOptions.KubeletVersion), what each older minor's tests run, in
+# BIN/kube-1.X/ where nothing takes it for the default minor's:
+#
+#   kube-1.34: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet
+#   kube-1.35: kube-apiserver, kubelet                       (hack/tools/kube-1.X)
+#   kube-1.36: kube-apiserver
+#
 # and, for the test cluster's node (test/controlplane), runc, the CNI
 # plugins and iptables from Debian packages (apt-get, only when missing; a
 # non-Debian machine must provide them itself). containerd is built, not
@@ -20,7 +29,10 @@
 # module (committed go.mod/go.sum), so the root go.mod is never touched. A
 # stamp file per tool in BIN_DIR records what was built; when it matches and
 # the binaries are there, nothing is done. The Kubernetes build takes about
-# 8-10 minutes on 2 cores the first time, Prometheus's 5-14.
+# 8-10 minutes on 2 cores the first time, Prometheus's 5-14, the older
+# minors' about 30 CPU-minutes more (measured on 2 cores shared with other
+# work: 1.34's four binaries 14-16 minutes, 1.35's two 5-20, 1.36's API
+# server 4-8).
 set -euo pipefail
 
 # Pinned versions. KUBE_VERSION must match hack/tools/kube/go.mod (regenerate
@@ -32,6 +44,17 @@ COREDNS_VERSION=v1.15.0
 KUEUE_VERSION=v0.17.0
 CONTAINERD_VERSION=v2.4.2
 PROMETHEUS_VERSION=v0.316.0 # Prometheus 3.16.0 (the module tags 3.X.Y as v0.3XX.Y).
+# Older Kubernetes minors: "VERSION COMMAND..." each, built from module
+# hack/tools/kube-1.X (hack/tools/kube/gen.sh VERSION COMMAND...) into
+# BIN/kube-1.X/. Only what the tests run: a whole 1.34 cluster (the oldest
+# minor tfgen supports, wrap mode's), a 1.35 kubelet (restart rules,
+# sidecar mode) beside the 1.37 control plane, and an API server of every
+# minor for test/versions' server-side dry-runs.
+KUBE_OLDER=(
+	"v1.34.4 kube-apiserver kube-controller-manager kube-scheduler kubelet"
+	"v1.35.4 kube-apiserver kubelet"
+	"v1.36.3 kube-apiserver"
+)
 # Debian packages of the node: Debian 12 has runc 1.1.5.
 NODE_PACKAGES=(runc containernetworking-plugins iptables)
 
@@ -68,13 +91,14 @@ up_to_date() {
 
 # build NAME VERSION LDFLAGS PACKAGES...: builds PACKAGES of module
 # hack/tools/NAME in one go build (shared packages compile once) into a
-# scratch dir, then moves the binaries into BIN and writes the stamp.
+# scratch dir, then moves the binaries into BIN (BIN/$INTO with INTO set)
+# and writes the stamp.
 build() {
 	local name=$1 version=$2 ldflags=$3
 	shift 3
-	local dir=$HERE/$name want bins=() p
+	local dir=$HERE/$name out=$BIN${INTO:+/$INTO} want bins=() p
 	want=$(stamp "$dir" "$version")
-	for p in "$@"; do bins+=("$(basename "$p")"); done
+	for p in "$@"; do bins+=("${INTO:+$INTO/}$(basename "$p")"); done
 	if up_to_date "$name" "$want" "${bins[@]}"; then
 		log "${bins[*]} $version: up to date"
 		return
@@ -84,17 +108,27 @@ build() {
 	tmp=$(mktemp -d "$BIN/.build-$name.XXXXXX")
 	start=$(date +%s)
 	(cd "$dir" && go build -trimpath -ldflags="$ldflags" -o "$tmp/" "$@")
-	for p in "${bins[@]}"; do mv -f "$tmp/$p" "$BIN/$p"; done
+	mkdir -p "$out"
+	for p in "$@"; do mv -f "$tmp/$(basename "$p")" "$out/"; done
 	rmdir "$tmp"
 	echo "$want" >"$BIN/.$name.stamp"
 	log "built ${bins[*]} $version in $(($(date +%s) - start))s"
 }
 
-kube_ldflags="-s -w"
-for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-	kube_ldflags+=" -X $p.gitVersion=$KUBE_VERSION -X $p.gitMajor=1"
-	kube_ldflags+=" -X $p.gitMinor=$(cut -d. -f2 <<<"$KUBE_VERSION") -X $p.gitTreeState=clean"
-done
+# kube_ldflags VERSION: the linker flags that stamp a Kubernetes build with
+# its version, as its release does (kube-apiserver --version, /version).
+kube_ldflags() {
+	local version=$1 flags="-s -w" p
+	for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+		flags+=" -X $p.gitVersion=$version -X $p.gitMajor=1"
+		flags+=" -X $p.gitMinor=$(cut -d. -f2 <<<"$version") -X $p.gitTreeState=clean"
+	done
+	echo "$flags"
+}
+kube_ldflags=$(kube_ldflags "$KUBE_VERSION")
+
+# minor vX.Y.Z: X.Y.
+minor() { cut -d. -f1,2 <<<"${1#v}"; }
 
 # pinned MODULE_DIR REQUIREMENT HINT: fails unless go.mod says REQUIREMENT.
 pinned() {
@@ -108,6 +142,13 @@ pinned coredns "github.com/coredns/coredns $COREDNS_VERSION" "update it"
 pinned kueue "sigs.k8s.io/kueue $KUEUE_VERSION" "update it"
 pinned containerd "github.com/containerd/containerd/v2 $CONTAINERD_VERSION" "update it"
 pinned prometheus "github.com/prometheus/prometheus $PROMETHEUS_VERSION" "update it"
+for older in "${KUBE_OLDER[@]}"; do
+	read -ra spec <<<"$older"
+	pinned "kube-$(minor "${spec[0]}")" "k8s.io/kubernetes ${spec[0]}" "run hack/tools/kube/gen.sh $older"
+	for c in "${spec[@]:1}"; do
+		pinned "kube-$(minor "${spec[0]}")" "k8s.io/kubernetes/cmd/$c\$" "run hack/tools/kube/gen.sh $older"
+	done
+done
 
 # node_packages: installs the missing NODE_PACKAGES with apt-get.
 node_packages() {
@@ -162,3 +203,10 @@ kueue_manifests() {
 	echo "$want" >"$BIN/kueue.d/.stamp"
 }
 kueue_manifests
+
+for older in "${KUBE_OLDER[@]}"; do
+	read -ra spec <<<"$older"
+	pkgs=()
+	for c in "${spec[@]:1}"; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
+	INTO=kube-$(minor "${spec[0]}") build "kube-$(minor "${spec[0]}")" "${spec[0]}" "$(kube_ldflags "${spec[0]}")" "${pkgs[@]}"
+done
