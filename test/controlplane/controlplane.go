@@ -31,6 +31,12 @@ type Options struct {
 	// BinDir holds the binaries; default $TFGEN_BIN, else bin/ at the root
 	// of the tfgen module.
 	BinDir string
+	// KubeVersion is the Kubernetes minor ("1.34", one of KubeVersions) of
+	// kube-apiserver, kube-controller-manager and kube-scheduler; empty is
+	// the newest. Start checks that the API server is of that minor.
+	// Flags and gates of this package are ones every minor knows; a gate
+	// in FeatureGates that the minor does not know stops it from starting.
+	KubeVersion string
 	// ExtraAPIServerFlags are appended to kube-apiserver's flags.
 	ExtraAPIServerFlags []string
 	// FeatureGates are given to every component (--feature-gates), so that
@@ -75,6 +81,8 @@ type ControlPlane struct {
 	apiPort    int
 	node       *node    // nil without Options.Node
 	atStop     []func() // what Stop undoes outside dir, once every process is stopped
+
+	kubeVersion string // the API server's, such as v1.34.4
 }
 
 // Start starts etcd and kube-apiserver, and the controller-manager and
@@ -87,10 +95,22 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 			return nil, err
 		}
 	}
-	wanted := []string{"etcd", "kube-apiserver"}
+	// kube holds the control plane's Kubernetes binaries, of opts.KubeVersion.
+	kube, err := kubeBinDir(bin, opts.KubeVersion)
+	if err != nil {
+		return nil, err
+	}
+	wanted := []string{filepath.Join(bin, "etcd"), filepath.Join(kube, "kube-apiserver")}
+	var kubelet string // the kubelet's directory
 	if opts.Node != nil {
 		opts.ControllerManager, opts.Scheduler = true, true
-		wanted = append(wanted, nodeBinaries...)
+		if kubelet, err = kubeBinDir(bin, opts.Node.kubeletVersion(opts.KubeVersion)); err != nil {
+			return nil, err
+		}
+		wanted = append(wanted, filepath.Join(kubelet, "kubelet"))
+		for _, name := range nodeBinaries {
+			wanted = append(wanted, filepath.Join(bin, name))
+		}
 	}
 	var addons []addon
 	if opts.Kueue {
@@ -101,18 +121,19 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	}
 	for _, a := range addons {
 		opts.ControllerManager, opts.Scheduler = true, true
-		wanted = append(wanted, a.name)
+		wanted = append(wanted, filepath.Join(bin, a.name))
 	}
 	if opts.ControllerManager {
-		wanted = append(wanted, "kube-controller-manager")
+		wanted = append(wanted, filepath.Join(kube, "kube-controller-manager"))
 	}
 	if opts.Scheduler {
-		wanted = append(wanted, "kube-scheduler")
+		wanted = append(wanted, filepath.Join(kube, "kube-scheduler"))
 	}
 	var missing []string
-	for _, name := range wanted {
-		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
-			missing = append(missing, name)
+	for _, path := range wanted {
+		if _, err := os.Stat(path); err != nil {
+			rel, _ := filepath.Rel(bin, path)
+			missing = append(missing, rel)
 		}
 	}
 	if len(missing) > 0 {
@@ -151,7 +172,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if opts.Node != nil {
 		// Before anything listens: the node's bridge carries the address
 		// the API server is reached at from pods.
-		if cp.node, err = prepareNode(*opts.Node, nodeLock); err != nil {
+		if cp.node, err = prepareNode(*opts.Node, kubelet, orNewest(opts.Node.kubeletVersion(opts.KubeVersion)), nodeLock); err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, err
 		}
@@ -182,8 +203,11 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		return nil, err
 	}
 	if err := retryOnPortClash(func() error {
-		return cp.startAPIServer(ctx, bin, etcdPort, append(opts.apiServerFlags(), opts.ExtraAPIServerFlags...))
+		return cp.startAPIServer(ctx, kube, etcdPort, append(opts.apiServerFlags(), opts.ExtraAPIServerFlags...))
 	}); err != nil {
+		return nil, err
+	}
+	if err := cp.checkAPIServerVersion(filepath.Join(kube, "kube-apiserver"), orNewest(opts.KubeVersion)); err != nil {
 		return nil, err
 	}
 	// The controller-manager and scheduler start side by side.
@@ -195,7 +219,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		if !c.want {
 			continue
 		}
-		wait, err := c.start(ctx, bin)
+		wait, err := c.start(ctx, kube)
 		if err != nil {
 			return nil, err
 		}
@@ -206,7 +230,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 				return err
 			}
 			return retryOnPortClash(func() error {
-				wait, err := start(ctx, bin)
+				wait, err := start(ctx, kube)
 				if err != nil {
 					return err
 				}

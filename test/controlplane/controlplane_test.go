@@ -32,6 +32,14 @@ var poll = harness.Poller{Interval: 100 * time.Millisecond, Timeout: time.Minute
 func TestStatefulSetPodsAreCreatedAndScheduled(t *testing.T) {
 	cp := controlplane.Shared(t)
 	t.Logf("control plane started in %s", cp.StartTime().Round(time.Millisecond))
+	statefulSetPodsScheduled(t, cp)
+}
+
+// statefulSetPodsScheduled: on cp, with its controller-manager and
+// scheduler, a StatefulSet's two pods are created, found unschedulable
+// while there is no Node, and bound to the Node once there is one.
+func statefulSetPodsScheduled(t *testing.T, cp *controlplane.ControlPlane) {
+	t.Helper()
 	cs := cp.Client()
 	ns := harness.Namespace(t, cs, "cp-test", nil)
 	ctx := t.Context()

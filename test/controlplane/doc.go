@@ -21,6 +21,19 @@
 // added is removed when it stops, on an interrupt, and at the start of the
 // next run after a crash.
 //
+// The Kubernetes binaries are of the newest minor tfgen supports unless
+// Options.KubeVersion names an older one of KubeVersions (1.34, 1.35,
+// 1.36): those come from bin/kube-1.X/, where `make tools` builds, per
+// minor, only what the tests run (hack/tools/install.sh, KUBE_OLDER):
+// for 1.34 kube-apiserver, kube-controller-manager, kube-scheduler and
+// the kubelet (a whole cluster); for 1.35 kube-apiserver and the kubelet
+// (beside the newest control plane, a skew Kubernetes supports:
+// NodeOptions.KubeletVersion); for 1.36 kube-apiserver. Start checks
+// that the API server, and the Node's kubelet, report the minor asked
+// for. Every flag given here is one 1.34 knows; a gate of
+// Options.FeatureGates an older minor does not know stops its start
+// (1.34 does not know WorkloadAPI's).
+//
 // One control plane is shared per test package:
 //
 //	func TestMain(m *testing.M) {

@@ -27,6 +27,22 @@ type NodeOptions struct {
 	// Archives are image archives (OCI or docker-archive tars, such as
 	// `make image`'s) imported as they are.
 	Archives []Archive
+	// KubeletVersion is the kubelet's Kubernetes minor, one of
+	// KubeVersions whose kubelet `make tools` builds (1.34, 1.35 and the
+	// newest); empty is the control plane's (Options.KubeVersion). A
+	// kubelet up to three minors older than the API server is a skew
+	// Kubernetes supports; a newer one is not. Start checks that the Node
+	// reports it.
+	KubeletVersion string
+}
+
+// kubeletVersion is the kubelet's minor on a control plane of minor
+// cpVersion ("" is the newest).
+func (o NodeOptions) kubeletVersion(cpVersion string) string {
+	if o.KubeletVersion != "" {
+		return o.KubeletVersion
+	}
+	return cpVersion
 }
 
 // Archive is an image archive to import. An OCI archive's images are
@@ -58,18 +74,21 @@ const (
 // Service) the API server are reached.
 var NodeIP = net.IPv4(10, 244, 0, 1)
 
-// nodeBinaries are what `make tools` builds into bin/ for the node
-// (containerd 2.x: image volumes need 2.1 or later); runc and the CNI
-// plugins come from Debian packages.
-var nodeBinaries = []string{"kubelet", "coredns", "containerd", "containerd-shim-runc-v2", "ctr"}
+// nodeBinaries are what `make tools` builds into bin/ for the node besides
+// the kubelet, which is of a Kubernetes minor (containerd 2.x: image
+// volumes need 2.1 or later); runc and the CNI plugins come from Debian
+// packages.
+var nodeBinaries = []string{"coredns", "containerd", "containerd-shim-runc-v2", "ctr"}
 
 // node is the running node's state beyond its processes.
 type node struct {
-	opts   NodeOptions
-	lock   *os.File // flock held while the node exists
-	cniBin string
-	sock   string // containerd's socket
-	bin    string // where containerd, its shim and ctr are
+	opts    NodeOptions
+	lock    *os.File // flock held while the node exists
+	cniBin  string
+	sock    string // containerd's socket
+	bin     string // where containerd, its shim and ctr are
+	kubelet string // where the kubelet is
+	version string // the kubelet's minor
 }
 
 func nodeAPIServerFlags() []string {
@@ -81,8 +100,8 @@ func nodeAPIServerFlags() []string {
 // prepareNode takes the machine's node lock, clears what an earlier run
 // left, and sets up the bridge and CNI config (which must precede
 // containerd).
-func prepareNode(opts NodeOptions, lock *os.File) (_ *node, err error) {
-	n := &node{opts: opts, lock: lock}
+func prepareNode(opts NodeOptions, kubelet, version string, lock *os.File) (_ *node, err error) {
+	n := &node{opts: opts, lock: lock, kubelet: kubelet, version: version}
 	defer func() {
 		if err != nil {
 			n.teardown()
@@ -185,7 +204,7 @@ func (cp *ControlPlane) startNode(ctx context.Context, bin string) error {
 			return err
 		}
 	}
-	if err := cp.startKubelet(ctx, bin); err != nil {
+	if err := cp.startKubelet(ctx); err != nil {
 		return err
 	}
 	return cp.startCoreDNS(ctx, bin)
@@ -220,7 +239,7 @@ state = %q
       [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
         Root = %q
 `, filepath.Join(nodeState, "containerd"), filepath.Join(nodeRun, "containerd"), n.sock, n.sock+".ttrpc",
-		pauseImage, n.cniBin, filepath.Join(nodeState, "cni", "net.d"), filepath.Join(n.bin, "containerd-shim-runc-v2"), filepath.Join(nodeRun, "runc"))
+		PauseImage, n.cniBin, filepath.Join(nodeState, "cni", "net.d"), filepath.Join(n.bin, "containerd-shim-runc-v2"), filepath.Join(nodeRun, "runc"))
 	// In nodeRun, so that the process is known as the node's by its
 	// command line (cleanNode).
 	path := filepath.Join(nodeRun, "containerd.toml")
@@ -247,7 +266,7 @@ func (n *node) ctr(ctx context.Context, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-func (cp *ControlPlane) startKubelet(ctx context.Context, bin string) error {
+func (cp *ControlPlane) startKubelet(ctx context.Context) error {
 	kubeconfig, err := cp.writeKubeconfig("kubelet", cp.pki.nodeToken, "")
 	if err != nil {
 		return err
@@ -282,7 +301,7 @@ fileCheckFrequency: 5s
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		return err
 	}
-	p, err := cp.start(bin, "kubelet",
+	p, err := cp.start(cp.node.kubelet, "kubelet",
 		"--config="+path,
 		"--kubeconfig="+kubeconfig,
 		"--root-dir="+filepath.Join(nodeState, "kubelet"),
@@ -294,7 +313,7 @@ fileCheckFrequency: 5s
 	if err != nil {
 		return err
 	}
-	return p.waitFor(ctx, "Node "+NodeName+" Ready", func(ctx context.Context) error {
+	if err := p.waitFor(ctx, "Node "+NodeName+" Ready", func(ctx context.Context) error {
 		nd, err := cp.client.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -308,7 +327,14 @@ fileCheckFrequency: 5s
 			}
 		}
 		return errors.New("no Ready condition")
-	})
+	}); err != nil {
+		return err
+	}
+	nd, err := cp.client.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	return sameMinor(filepath.Join(cp.node.kubelet, "kubelet"), nd.Status.NodeInfo.KubeletVersion, cp.node.version)
 }
 
 func (cp *ControlPlane) startCoreDNS(ctx context.Context, bin string) error {

@@ -33,8 +33,9 @@ type Image struct {
 	User string
 }
 
-// pauseImage is the node's sandbox image, built from ./pause.
-const pauseImage = "tfgen.test/pause:1"
+// PauseImage is the node's sandbox image, built from ./pause; a pod
+// may run it too (it waits for a signal).
+const PauseImage = "tfgen.test/pause:1"
 
 // importImages imports opts.Archives, and builds the pause image and
 // opts.Images into dir and imports them, into containerd.
@@ -48,7 +49,7 @@ func (n *node) importImages(ctx context.Context, dir string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("build the pause image: %w\n%s", err, out)
 	}
-	images := append([]Image{{Ref: pauseImage, Files: map[string]string{"/pause": pause}, Entrypoint: []string{"/pause"}}}, n.opts.Images...)
+	images := append([]Image{{Ref: PauseImage, Files: map[string]string{"/pause": pause}, Entrypoint: []string{"/pause"}}}, n.opts.Images...)
 	for _, a := range n.opts.Archives {
 		if _, err := n.ctr(ctx, "images", "import", "--base-name", a.BaseName, a.Path); err != nil {
 			return fmt.Errorf("import image archive %s: %w", a.Path, err)

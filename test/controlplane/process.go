@@ -55,7 +55,11 @@ func startProcess(bin, dir, name string, args ...string) (*process, error) {
 }
 
 func missingBinary(bin, name string) error {
-	return fmt.Errorf("controlplane: %s not found in %s: run `make tools` (or set TFGEN_BIN to the directory holding the control-plane binaries)", name, bin)
+	older := ""
+	if strings.Contains(name, "kube-1.") {
+		older = "; of an older Kubernetes minor, it builds only what hack/tools/install.sh's KUBE_OLDER lists"
+	}
+	return fmt.Errorf("controlplane: %s not found in %s: run `make tools` (or set TFGEN_BIN to the directory holding the control-plane binaries)%s", name, bin, older)
 }
 
 // stop sends SIGTERM, and SIGKILL if the process has not exited in grace.

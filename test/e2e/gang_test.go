@@ -13,15 +13,6 @@ import (
 	"github.com/tfgen/tfgen/test/harness"
 )
 
-// workloadAPI is what a cluster needs for --gang-scheduler kubernetes
-// (README, "Gang scheduling"): the GenericWorkload gate on every component
-// and scheduling.k8s.io/v1beta1 served. The shared control plane has both,
-// so every golden file, that gang's included, applies there.
-var workloadAPI = struct {
-	gates         map[string]bool
-	runtimeConfig []string
-}{map[string]bool{"GenericWorkload": true}, []string{"scheduling.k8s.io/v1beta1=true"}}
-
 // TestGangKubernetes: --gang-scheduler kubernetes renders a Workload and
 // a PodGroup that the API server takes as they are (server-side dry-run,
 // then a real apply), and pod templates whose spec.schedulingGroup names

@@ -36,8 +36,10 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
+	// With the Workload API, so that every golden file, that of
+	// --gang-scheduler kubernetes included, applies.
 	return controlplane.Main(m, controlplane.Options{ControllerManager: true, Scheduler: true,
-		FeatureGates: workloadAPI.gates, RuntimeConfig: workloadAPI.runtimeConfig})
+		FeatureGates: controlplane.WorkloadAPI.FeatureGates, RuntimeConfig: controlplane.WorkloadAPI.RuntimeConfig})
 }
 
 // findBinaries takes tfgen from $TFGEN_BIN when it is there, else builds

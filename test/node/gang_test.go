@@ -9,14 +9,6 @@ import (
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
-// workloadAPI is what a cluster needs for --gang-scheduler kubernetes
-// (README, "Gang scheduling"): the GenericWorkload gate on the control
-// plane's components and scheduling.k8s.io/v1beta1 served.
-var workloadAPI = struct {
-	gates         map[string]bool
-	runtimeConfig []string
-}{map[string]bool{"GenericWorkload": true}, []string{"scheduling.k8s.io/v1beta1=true"}}
-
 // TestGangKubernetesSchedules: kube-scheduler, with the GenericWorkload
 // gate, places a job whose pods form one gang of three (the PodGroup's
 // minCount); the job trains and succeeds. A minCount its pods could never

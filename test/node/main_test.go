@@ -73,7 +73,7 @@ func runSuite(m *testing.M) int {
 			User: "65532:65532", Entrypoint: []string{"/tfsupervisor", "install", "/tfgen/bin"}})
 	}
 	fmt.Printf("node: tfsupervisor image %s\n", supervisorImage)
-	return controlplane.Main(m, controlplane.Options{Node: node, Kueue: true, KueueWaitForPodsReady: kueueReadiness, FeatureGates: workloadAPI.gates, RuntimeConfig: workloadAPI.runtimeConfig})
+	return controlplane.Main(m, controlplane.Options{Node: node, Kueue: true, KueueWaitForPodsReady: kueueReadiness, FeatureGates: controlplane.WorkloadAPI.FeatureGates, RuntimeConfig: controlplane.WorkloadAPI.RuntimeConfig})
 }
 
 // archiveRef reads the ref name (the version) of the image in an OCI
