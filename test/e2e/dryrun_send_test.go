@@ -7,16 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
-
 	"github.com/tfgen/tfgen/test/harness"
 )
 
@@ -24,43 +14,33 @@ import (
 // keep the API server busy on two cores.
 const dryRunWorkers = 8
 
-// dryRunner creates objects in one namespace with server-side dry-run.
-type dryRunner struct {
-	client dynamic.Interface
-	mapper meta.RESTMapper
-	ns     string
-}
-
-func newDryRunner(cfg *rest.Config, ns string) (*dryRunner, error) {
-	cfg.QPS, cfg.Burst = -1, 0 // no client-side rate limit
-	client, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &dryRunner{client: client, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), ns: ns}, nil
-}
-
-// refusal is an object the API server refused.
+// refusal is an object the API server refused, or accepted without some
+// of its fields as sent (changes).
 type refusal struct {
-	src  source
-	obj  harness.Object
-	err  error
-	json string
+	src     source
+	obj     harness.Object
+	err     error
+	changes []harness.FieldChange
+	json    string
 }
 
 func (r *refusal) Error() string {
-	return fmt.Sprintf("the API server refused %s %s: %v\nIt came from %s\nThe object:\n%s", r.obj["kind"], name(r.obj), r.err, r.src, r.json)
+	if r.err != nil {
+		return fmt.Sprintf("the API server refused %s: %v\nIt came from %s\nThe object:\n%s", harness.Describe(r.obj), r.err, r.src, r.json)
+	}
+	var b strings.Builder
+	for _, c := range r.changes {
+		fmt.Fprintf(&b, "  %s\n", c)
+	}
+	return fmt.Sprintf("the API server accepted %s but would not store it as sent:\n%sIt came from %s\nThe object:\n%s", harness.Describe(r.obj), b.String(), r.src, r.json)
 }
 
 // send creates every object of batches once (an object equal to one
-// already sent is skipped), dryRunWorkers at a time, and returns how many
-// it sent and the first refusal; with all, it goes on and returns every
-// refusal.
-func (d *dryRunner) send(ctx context.Context, batches []batch, all bool) (int, []*refusal, error) {
+// already sent is skipped), dryRunWorkers at a time, compares what the
+// server would store with what was sent (harness.Unkept), and returns
+// how many it sent and the first refusal or change; with all, it goes on
+// and returns every one.
+func send(ctx context.Context, d *harness.DryRunner, batches []batch, all bool) (int, []*refusal, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type item struct {
@@ -78,10 +58,15 @@ func (d *dryRunner) send(ctx context.Context, batches []batch, all bool) (int, [
 		go func() {
 			defer wg.Done()
 			for it := range items {
-				if err := d.create(ctx, it.obj); err != nil && ctx.Err() == nil {
+				got, err := d.Create(ctx, it.obj)
+				var changes []harness.FieldChange
+				if err == nil {
+					changes = harness.Unkept(it.obj, got)
+				}
+				if (err != nil && ctx.Err() == nil) || len(changes) > 0 {
 					b, _ := json.MarshalIndent(it.obj, "", "  ")
 					mu.Lock()
-					refused = append(refused, &refusal{src: it.src, obj: it.obj, err: err, json: string(b)})
+					refused = append(refused, &refusal{src: it.src, obj: it.obj, err: err, changes: changes, json: string(b)})
 					mu.Unlock()
 					if !all {
 						cancel()
@@ -95,7 +80,7 @@ func (d *dryRunner) send(ctx context.Context, batches []batch, all bool) (int, [
 feed:
 	for _, b := range batches {
 		for _, o := range b.objs {
-			d.relocate(o)
+			d.Relocate(o)
 			key := shape(o, b.src.jobName)
 			if seen[key] {
 				continue
@@ -134,39 +119,4 @@ func shape(o harness.Object, job string) string {
 		return r
 	}, job)
 	return strings.ReplaceAll(string(b), job, zeroed)
-}
-
-// relocate puts o, and the subjects of a RoleBinding, in d's namespace.
-func (d *dryRunner) relocate(o harness.Object) {
-	if m, ok := o["metadata"].(harness.Object); ok {
-		m["namespace"] = d.ns
-	}
-	subjects, _ := o["subjects"].([]any)
-	for _, s := range subjects {
-		if s, ok := s.(harness.Object); ok && s["namespace"] != nil {
-			s["namespace"] = d.ns
-		}
-	}
-}
-
-// create creates o with dry-run: validated and admitted, never stored.
-func (d *dryRunner) create(ctx context.Context, o harness.Object) error {
-	u := &unstructured.Unstructured{Object: o}
-	gvk := u.GroupVersionKind()
-	m, err := d.mapper.RESTMapping(schema.GroupKind{Group: gvk.Group, Kind: gvk.Kind}, gvk.Version)
-	if err != nil {
-		return fmt.Errorf("no resource for %s: %w", gvk, err)
-	}
-	var r dynamic.ResourceInterface = d.client.Resource(m.Resource)
-	if m.Scope.Name() == meta.RESTScopeNameNamespace {
-		r = d.client.Resource(m.Resource).Namespace(d.ns)
-	}
-	_, err = r.Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
-	return err
-}
-
-func name(o harness.Object) string {
-	m, _ := o["metadata"].(harness.Object)
-	n, _ := m["name"].(string)
-	return strings.TrimSpace(n)
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/tfgen/tfgen/internal/jobgen"
-	"github.com/tfgen/tfgen/pkg/cli"
 	"github.com/tfgen/tfgen/test/harness"
 )
 
@@ -51,16 +49,18 @@ type batch struct {
 	objs []harness.Object
 }
 
-// TestDryRunAccepts: whatever tfgen renders, the API server accepts. Every
-// example, every golden output and thousands of generated jobs
-// (internal/jobgen: valid and hostile values in the fields users write)
-// that tfgen renders are created with server-side dry-run; the first
-// object the server refuses fails the test with its job and the refusal.
+// TestDryRunAccepts: whatever tfgen renders, the API server accepts, and
+// would store as it was sent. Every example, every golden output and
+// thousands of generated jobs (internal/jobgen: valid and hostile values
+// in the fields users write) that tfgen renders are created with
+// server-side dry-run; the first object the server refuses, or answers
+// without a field as it was sent (harness.Unkept), fails the test with
+// its job and the refusal or the fields.
 func TestDryRunAccepts(t *testing.T) {
 	t.Parallel()
 	c := getCluster(t)
 	ns := harness.Namespace(t, c.cp.Client(), "dryrun", nil)
-	d, err := newDryRunner(c.cp.RestConfig(), ns)
+	d, err := harness.NewDryRunner(c.cp.RestConfig(), ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestDryRunAccepts(t *testing.T) {
 	refused := n - len(generated)
 	rendered := time.Since(began)
 	all := os.Getenv("TFGEN_DRYRUN_ALL") != ""
-	sent, refusals, err := d.send(t.Context(), batches, all)
+	sent, refusals, err := send(t.Context(), d, batches, all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,17 +231,11 @@ func renderJob(t *testing.T, doc []byte, flags []string) ([]harness.Object, bool
 // rendered them.
 func render(t *testing.T, stream []byte, flags []string) ([]harness.Object, string, bool) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	cmd := cli.NewRootCmd(cli.Streams{In: bytes.NewReader(stream), Out: &out, ErrOut: &errOut})
-	cmd.SetArgs(append([]string{"render", "-f", "-", "--format", "json"}, flags...))
-	if cli.Report(&errOut, cmd.Execute()) != 0 {
-		return nil, errOut.String(), false
+	objs, stderr, ok, err := harness.Render(stream, flags...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var list struct{ Items []harness.Object }
-	if err := json.Unmarshal(out.Bytes(), &list); err != nil {
-		t.Fatalf("tfgen's output is no List: %v\n%s", err, out.String())
-	}
-	return list.Items, errOut.String(), true
+	return objs, stderr, ok
 }
 
 func envInt(t *testing.T, name string, def int) int {

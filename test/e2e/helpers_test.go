@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
+	"context"
 	"testing"
 	"time"
 
@@ -34,17 +32,7 @@ var poll = harness.Poller{Interval: 100 * time.Millisecond, Timeout: 2 * time.Mi
 // installCRDs installs minimal PodGroup CRDs (Volcano's and
 // scheduler-plugins'), so that manifests with gang scheduling apply.
 func installCRDs(cp *controlplane.ControlPlane) error {
-	crds, err := os.ReadFile(filepath.Join("testdata", "podgroup-crds.yaml"))
-	if err != nil {
-		return err
-	}
-	if r := bins.kubectl.Run(cp.Kubeconfig(), crds, "apply", "-f", "-"); r.Err != nil {
-		return fmt.Errorf("install CRDs: %v\n%s", r.Err, r.Stderr)
-	}
-	r := bins.kubectl.Run(cp.Kubeconfig(), nil, "wait", "--for=condition=Established", "--timeout=60s",
-		"crd/podgroups.scheduling.volcano.sh", "crd/podgroups.scheduling.x-k8s.io")
-	if r.Err != nil {
-		return fmt.Errorf("wait for CRDs: %v\n%s", r.Err, r.Stderr)
-	}
-	return nil
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return harness.InstallCRDs(ctx, cp.RestConfig(), harness.PodGroupCRDs)
 }
