@@ -86,6 +86,7 @@ func TestKube134KubeletRunsPods(t *testing.T) {
 			},
 		},
 	}
+	began := time.Now()
 	if _, err := cs.AppsV1().StatefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -104,4 +105,5 @@ func TestKube134KubeletRunsPods(t *testing.T) {
 		}
 		return false, string(p.Status.Phase), nil
 	})
+	t.Logf("pod p-0 Ready on the 1.34 kubelet %s after its StatefulSet was created", time.Since(began).Round(time.Millisecond))
 }
