@@ -1,15 +1,10 @@
 package node
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/test/controlplane"
 	"github.com/tfgen/tfgen/test/harness"
@@ -28,32 +23,6 @@ func getCluster(t testing.TB) *cluster {
 
 var startLog sync.Once
 
-// podLogs is every container's log (the current and the previous run) of
-// every pod in namespace ns, as kubectl logs gives it, and the pods' status.
-func (c *cluster) podLogs(ns string) string {
-	var b strings.Builder
-	pods, err := c.cp.Client().CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		return err.Error()
-	}
-	for _, p := range pods.Items {
-		var ctrs []string
-		for _, s := range append(p.Status.InitContainerStatuses, p.Status.ContainerStatuses...) {
-			ctrs = append(ctrs, fmt.Sprintf("%s(restarts %d, %+v)", s.Name, s.RestartCount, s.State))
-		}
-		fmt.Fprintf(&b, "--- pod %s: %s %v\n", p.Name, p.Status.Phase, ctrs)
-		for _, ctr := range append(p.Spec.InitContainers, p.Spec.Containers...) {
-			for _, prev := range []bool{true, false} {
-				r := bins.kubectl.Run(c.cp.Kubeconfig(), nil, "logs", "-n", ns, p.Name, "-c", ctr.Name, fmt.Sprintf("--previous=%t", prev))
-				if r.Err == nil && r.Stdout != "" {
-					fmt.Fprintf(&b, "--- %s/%s (previous %t):\n%s", p.Name, ctr.Name, prev, r.Stdout)
-				}
-			}
-		}
-	}
-	return b.String()
-}
-
 // namespace creates a fresh namespace with labels; it is deleted when the
 // test ends, and the node agent's logs of its pods are shown if t failed.
 func (c *cluster) namespace(t testing.TB, prefix string, labels map[string]string) string {
@@ -62,7 +31,7 @@ func (c *cluster) namespace(t testing.TB, prefix string, labels map[string]strin
 	// Cleanups run last first: the logs are read before the namespace goes.
 	t.Cleanup(func() {
 		if t.Failed() || os.Getenv("TFGEN_E2E_LOGS") != "" {
-			t.Logf("pods of namespace %s:\n%s", ns, c.podLogs(ns))
+			t.Logf("pods of namespace %s:\n%s", ns, harness.PodLogs(c.cp.Client(), bins.kubectl, c.cp.Kubeconfig(), ns))
 		}
 	})
 	return ns
