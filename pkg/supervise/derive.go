@@ -60,6 +60,11 @@ type observation struct {
 	replicas []Observed
 	// gone: restarts of pods that went away since the status was written.
 	gone int32
+	// departed: the last records of those pods: a replica that finished
+	// in a pod that went away (its pod given back) finished all the same.
+	departed []Observed
+	// gated: the replica types whose StatefulSets the keeper has gated.
+	gated []string
 	// elastic: the elastic pods of the namespace, for an elastic job to
 	// resize by; nil resizes nothing.
 	elastic *elasticView
@@ -98,6 +103,10 @@ func (j *Job) derive(s *record.Status, o observation) (*record.Status, change) {
 	j = j.at(s)
 	n := s.DeepCopy()
 	var ch change
+	if gate(n, o.gated) {
+		ch.released = true // the finished replicas of the types gated go
+	}
+	absorb(n, o.departed)
 	if n.Ended() {
 		j.afterEnd(n, obs, gone, now, &ch)
 		return n, ch
