@@ -162,14 +162,15 @@ func absorb(n *record.Status, obs []Observed) {
 	}
 }
 
-// afterEnd follows an ended job, whose outcome and counts by type stay as
-// they were at its end: what its replicas say after it (records that
-// reached the keeper late: an API outage, a keeper restarting) still goes
-// into the sets and the restart count; the evaluator given time is
+// afterEnd follows an ended job, whose outcome stays as it was at its
+// end: what its replicas say after it (records that reached the keeper
+// late: an API outage, a keeper restarting) still goes into the sets, the
+// counts by type and the restart count; the evaluator given time is
 // followed; its replicas are released.
 func (j *Job) afterEnd(n *record.Status, obs []Observed, gone int32, now time.Time, ch *change) {
 	absorb(n, obs)
 	j.countLate(n, obs, gone)
+	j.countLateFinished(n)
 	j.graceEvaluator(n, obs, now, ch)
 	j.release(n, obs, now, ch)
 }

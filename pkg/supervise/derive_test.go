@@ -121,6 +121,12 @@ func TestDerive(t *testing.T) {
 			want: derived{Phase: "Failed BackoffLimitExceeded", Counts: "Chief 0/0/0 PS 0/0/0 Worker 0/0/1", Restarts: 1, Stop: "chief,ps,worker", Wake: time.Second + settleTimeout, Urgent: true}},
 		{name: "gone pods' restarts count", roles: chiefJob, before: allRunning, obs: allRunning, gone: 2, at: time.Second,
 			want: derived{Phase: "Running", Counts: "Chief 1/0/0 PS 1/0/0 Worker 2/0/0", Restarts: 2}},
+		{name: "a record that reaches the keeper after the end is counted", roles: "chief:1:1,worker:2:1", policy: func(j *Job) { j.CleanPodPolicy = CleanNone },
+			before: "chief-0=Succeeded worker-0=Succeeded", obs: "chief-0=Succeeded worker-0=Succeeded worker-1=Succeeded", at: time.Second,
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 Worker 0/2/0"}},
+		{name: "a late failure takes a success's place, never counted twice", roles: "chief:1:1,worker:2:1", policy: func(j *Job) { j.CleanPodPolicy = CleanNone },
+			before: "chief-0=Succeeded worker-0=Succeeded worker-1=Running", obs: "chief-0=Succeeded worker-0=Succeeded worker-1=Failed", at: time.Second,
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 Worker 0/1/1"}},
 		// cleanpod.go
 		{name: "Running: a finished type goes at once, a stopped one once it said so, the keeper's StatefulSet last", roles: chiefJob,
 			before: "chief-0=Succeeded ps-0=Running worker-0=Succeeded worker-1=Succeeded",
