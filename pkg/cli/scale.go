@@ -22,8 +22,9 @@ MultiWorkerMirroredStrategy) restarts its training process in place, once,
 counted against nothing; one whose TF_CONFIG stays (with
 enableDynamicWorker a worker's lists only itself and the parameter
 servers, as in Kubeflow) trains on. Sidecar-mode replicas, whose TF_CONFIG
-is rendered into their pod template, get the template rewritten, and the
-StatefulSet controller replaces their pods one at a time.
+is rendered into their pod template, get the template rewritten and their
+pods deleted (their StatefulSets update OnDelete), and the StatefulSet
+controller makes them again from it.
 
 The job's keeper keeps the StatefulSet at the new count from then on, and
 resume after a suspend starts that many.
@@ -74,7 +75,7 @@ func newScaleCmd(s Streams) *cobra.Command {
 			var b strings.Builder
 			fmt.Fprintf(&b, "job %s scaled: %s from %d to %d\n", j.Name, res.Type, res.From, res.To)
 			if len(res.Templates) > 0 {
-				fmt.Fprintf(&b, "sidecar-mode pod templates updated (their pods restart with the new cluster spec): %s\n", strings.Join(res.Templates, ", "))
+				fmt.Fprintf(&b, "sidecar-mode pod templates updated, their pods deleted to restart with the new cluster spec: %s\n", strings.Join(res.Templates, ", "))
 			}
 			_, err = fmt.Fprint(s.Out, b.String())
 			return err

@@ -19,8 +19,10 @@ type Scaled struct {
 	From, To int32
 	// Templates lists the StatefulSets whose pod template changed: those
 	// of sidecar-mode replicas, whose TF_CONFIG is rendered into the
-	// template, so the StatefulSet controller replaces their pods, one at
-	// a time. Wrap-mode replicas build TF_CONFIG from the record at run
+	// template. Their StatefulSets update OnDelete (so that the keeper's
+	// gate on a template reaches only pods made again): Scale deletes
+	// their pods, and the controller makes them again from the new
+	// template. Wrap-mode replicas build TF_CONFIG from the record at run
 	// time: their pods stay.
 	Templates []string
 }
@@ -91,10 +93,31 @@ func (c *Client) Scale(ctx context.Context, j *Job, t string, n int32) (*Scaled,
 			return nil, fmt.Errorf("scale job %s: statefulset %s: %w", j.Name, s.Name, err)
 		}
 		if changed {
+			if err := c.deletePods(ctx, j.Namespace, s.Name); err != nil {
+				return nil, fmt.Errorf("scale job %s: %w", j.Name, err)
+			}
 			res.Templates = append(res.Templates, s.Name)
 		}
 	}
 	return res, nil
+}
+
+// deletePods deletes the pods of StatefulSet name, which its controller
+// makes again from its current template.
+func (c *Client) deletePods(ctx context.Context, ns, name string) error {
+	sts, err := c.Kube.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("statefulset %s: %w", name, err)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(sts.Spec.Selector)
+	if err != nil {
+		return fmt.Errorf("statefulset %s: %w", name, err)
+	}
+	err = c.Kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return fmt.Errorf("delete the pods of statefulset %s for its new template: %w", name, err)
+	}
+	return nil
 }
 
 // conflictsOnly marks err final unless it is a conflict: a read, modify

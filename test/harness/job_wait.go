@@ -211,3 +211,15 @@ func waitUntil[T object](j *Job, what string, c collection[T], done func(map[str
 		j.T.Fatalf("waiting for %s: gave up after %v: %v; last seen: %s", what, j.Timeout, err, seen())
 	}
 }
+
+// WaitPodsWhere waits until done holds for the job's pods (by name); done
+// also says what it saw, for the failure message.
+func (j *Job) WaitPodsWhere(what string, done func(map[string]*corev1.Pod) (bool, string)) {
+	j.T.Helper()
+	var seen string
+	waitUntil(j, what, j.pods(), func(all map[string]*corev1.Pod, _ []*corev1.Pod) bool {
+		ok, s := done(all)
+		seen = s
+		return ok
+	}, func() string { return seen })
+}

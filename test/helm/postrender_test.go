@@ -60,7 +60,7 @@ func TestPostRenderer(t *testing.T) {
 				t.Errorf("helm template --post-renderer tfgen differs from tfgen render of the chart's output:\n%s", d)
 			}
 			wantKeys := append([]string{"ConfigMap /demo", "ConfigMap /demo-config", "ConfigMap /demo-tfjob-logs", "Role /demo-tfjob", "RoleBinding /demo-tfjob",
-				"Service /demo-worker", "ServiceAccount /demo-tfjob", "StatefulSet /demo-worker"}, tc.also...)
+				"Service /demo-worker", "ServiceAccount /demo-tfjob", "StatefulSet /demo-keeper", "StatefulSet /demo-worker"}, tc.also...)
 			if d := cmp.Diff(keys(setOf(wantKeys)), keys(got)); d != "" {
 				t.Errorf("objects (-want +got):\n%s", d)
 			}

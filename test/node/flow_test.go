@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/job"
+	"github.com/tfgen/tfgen/pkg/operate"
 	"github.com/tfgen/tfgen/pkg/record"
 )
 
@@ -221,7 +222,8 @@ func TestPodDeletionRestartsReplica(t *testing.T) {
 // into an emptyDir ("copy").
 func (r *run) checkSupervisorVolume(want string) {
 	r.T.Helper()
-	sets, err := r.c.cp.Client().AppsV1().StatefulSets(r.Namespace).List(r.T.Context(), metav1.ListOptions{})
+	// The replicas' StatefulSets; the keeper's runs tfsupervisor's image.
+	sets, err := r.c.cp.Client().AppsV1().StatefulSets(r.Namespace).List(r.T.Context(), metav1.ListOptions{LabelSelector: operate.LabelReplicaType})
 	if err != nil {
 		r.T.Fatal(err)
 	}

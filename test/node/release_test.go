@@ -18,6 +18,7 @@ import (
 	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/pkg/supervise"
 )
 
 // TestNothingLeftRunning: a finished replica holds nothing. While a job
@@ -89,8 +90,8 @@ func TestNothingLeftRunning(t *testing.T) {
 }
 
 // TestKeeperPodDeletedMidTeardown: under cleanPodPolicy All the job's end
-// releases the parameter server at once, and the keeper's own type (the
-// chief's) waits until the PS has said how it ended; the PS ignores
+// releases every replica type at once, and the keeper's own StatefulSet
+// (J-keeper) waits until the PS has said how it ended; the PS ignores
 // SIGTERM, so its pod takes its grace period to go. Meanwhile the
 // keeper's pod is deleted: the StatefulSet makes a new one, whose keeper
 // finishes the teardown. No pod is left, and nothing trained again.
@@ -106,20 +107,21 @@ func TestKeeperPodDeletedMidTeardown(t *testing.T) {
 	// The PS trains when the job ends, in the record the keeper reads.
 	r.WaitRecord("mid-ps-0", func(rep record.Replica) bool { return rep.State == record.StateRunning })
 	r.open("gate-0")
-	s := r.WaitStatus("the parameter server released", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"ps"}) })
+	s := r.WaitStatus("the replicas released", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"chief", "ps"}) })
 	if !s.IsTrue(record.JobSucceeded) {
 		t.Fatalf("status %s: want Succeeded", r.StatusJSON())
 	}
 	pods := c.cp.Client().CoreV1().Pods(r.Namespace)
-	old, err := pods.Get(t.Context(), "mid-chief-0", getOpts)
+	keeper := r.Name + "-" + supervise.KeeperType + "-0"
+	old, err := pods.Get(t.Context(), keeper, getOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pods.Delete(t.Context(), "mid-chief-0", metav1.DeleteOptions{}); err != nil {
+	if err := pods.Delete(t.Context(), keeper, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "a new chief pod", func(ctx context.Context) (bool, string, error) {
-		p, err := pods.Get(ctx, "mid-chief-0", getOpts)
+	poll(t, "a new keeper pod", func(ctx context.Context) (bool, string, error) {
+		p, err := pods.Get(ctx, keeper, getOpts)
 		if apierrors.IsNotFound(err) {
 			return false, "none", nil
 		}
@@ -127,8 +129,15 @@ func TestKeeperPodDeletedMidTeardown(t *testing.T) {
 	})
 	r.WaitReplicas(map[string]int32{"chief": 0, "ps": 0})
 	r.WaitPods()
-	if s := r.Status(); !slices.Equal(s.Teardown, []string{"ps", "chief"}) || !s.IsTrue(record.JobSucceeded) {
-		t.Errorf("status %s: want Succeeded, the PS released, then the chief", r.StatusJSON())
+	poll(t, "the keeper released", func(ctx context.Context) (bool, string, error) {
+		_, err := pods.Get(ctx, keeper, getOpts)
+		if apierrors.IsNotFound(err) {
+			return true, "", nil
+		}
+		return false, "its pod", err
+	})
+	if s := r.Status(); !slices.Equal(s.Teardown, []string{"chief", "ps", supervise.KeeperType}) || !s.IsTrue(record.JobSucceeded) {
+		t.Errorf("status %s: want Succeeded, the replicas released, then the keeper", r.StatusJSON())
 	}
 	if diff := cmp.Diff(map[string]int{"chief-0": 1, "ps-0": 1}, r.runs()); diff != "" {
 		t.Errorf("runs per replica (-want +got):\n%s", diff)
