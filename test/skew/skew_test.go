@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
@@ -66,21 +65,26 @@ func TestSkewRefusesRenderForNewerKubernetes(t *testing.T) {
 			r.WaitRecords("every replica refused", prefixed(r.Name, pods), func(rec record.Replica) bool {
 				return rec.State == record.StateFailed && rec.Reason == supervise.ReasonKubernetesVersionSkew
 			})
-			for _, p := range prefixed(r.Name, pods) {
-				if reasons := r.EventReasons(p); !slices.Contains(reasons, supervise.ReasonKubernetesVersionSkew) {
-					t.Errorf("pod %s's Events %q lack %s", p, reasons, supervise.ReasonKubernetesVersionSkew)
+			// Each refusal's Event is written after its record.
+			poll(t, "each pod's "+supervise.ReasonKubernetesVersionSkew+" Event", func(context.Context) (bool, string, error) {
+				for _, p := range prefixed(r.Name, pods) {
+					if reasons := r.EventReasons(p); !slices.Contains(reasons, supervise.ReasonKubernetesVersionSkew) {
+						return false, fmt.Sprintf("pod %s's Events %q", p, reasons), nil
+					}
 				}
-			}
+				return true, "", nil
+			})
 			// The refusing container ended once, its termination message
 			// in the pod's status, and runs again, holding.
 			poll(t, "each refusing container ended once, then held", func(ctx context.Context) (bool, string, error) {
-				list, err := r.Client.CoreV1().Pods(r.Namespace).List(ctx, metav1.ListOptions{})
+				// The replicas' pods; the keeper's refuses nothing.
+				list, err := r.Pods(ctx)
 				if err != nil {
 					return false, "", err
 				}
 				var seen []string
-				done := len(list.Items) == len(pods)
-				for _, p := range list.Items {
+				done := len(list) == len(pods)
+				for _, p := range list {
 					st := containerStatus(p.Status.InitContainerStatuses, tc.refuser)
 					if st == nil || st.LastTerminationState.Terminated == nil || st.State.Running == nil {
 						done = false
