@@ -24,8 +24,11 @@
 //   - Restarts: the container's own restartPolicy and restartPolicyRules
 //     (exit-code rules) win over the pod's restartPolicy; restartCount,
 //     lastState.terminated and a doubling back-off (CrashLoopBackOff).
-//   - Status: phase, the Initialized/ContainersReady/Ready conditions, podIP,
-//     container states with exit codes and termination messages, written
+//   - Status: phase (Succeeded or Failed once every main container ended
+//     for good and no sidecar runs, as the kubelet's getPhase: until then
+//     the pod is Running, and holds its requests), the
+//     Initialized/ContainersReady/Ready conditions, podIP, container
+//     states with exit codes and termination messages, written
 //     as the kubelet writes them: the pod read, then a strategic merge
 //     patch of its status with the pod's UID as a precondition, and only
 //     for a status newer than the one last written.
