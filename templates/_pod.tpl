@@ -43,9 +43,9 @@ user's fields with toJson, tfgen's as literals.
        the pod runs as it, else (the template names the user's account, kept
        for the training container) the job account's token Secret. */}}
 {{- $userSA := get $ps "serviceAccountName" | default (get $ps "serviceAccount") }}
-{{- $tokenVol := printf `{"name":"tfgen-token","projected":{"defaultMode":420,"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}},{"configMap":{"items":[{"key":"ca.crt","path":"ca.crt"}],"name":"kube-root-ca.crt"}},{"downwardAPI":{"items":[{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.namespace"},"path":"namespace"}]}}]}}` }}
+{{- $tokenVol := $ctx.projectedToken }}
 {{- if $userSA }}{{ $tokenVol = printf `{"name":"tfgen-token","secret":{"defaultMode":420,"secretName":"%s-tfjob-token"}}` $job.name }}{{ end }}
-{{- $apiMounts := `{"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount","name":"tfgen-token","readOnly":true}` }}
+{{- $apiMounts := $ctx.apiMounts }}
 {{- $socket := "/tfgen/run/supervisor.sock" }}
 {{- /* The container whose exit ends the pod once the job gives it back
        (tfsupervisor --complete): the kubelet restarts it on any exit but
@@ -62,7 +62,7 @@ user's fields with toJson, tfgen's as literals.
 
 {{- /* tfsupervisor's identity, in variables of its own: the user's
        POD_NAME and POD_NAMESPACE may hold anything. */}}
-{{- $podEnv := `{"name":"TFGEN_POD_NAME","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},{"name":"TFGEN_POD_NAMESPACE","valueFrom":{"fieldRef":{"fieldPath":"metadata.namespace"}}}` }}
+{{- $podEnv := $ctx.podEnv }}
 {{- /* With tfgen.endpoints pod, the watching supervisor publishes the pod's
        address (its IPs from the downward API) for the type's Service. */}}
 {{- $watchFlags := $flags }}
@@ -71,7 +71,7 @@ user's fields with toJson, tfgen's as literals.
 {{- $watchFlags = printf `%s,"--publish-address"` $flags }}
 {{- $watchEnv = printf `%s,{"name":"TFGEN_POD_IPS","valueFrom":{"fieldRef":{"fieldPath":"status.podIPs"}}}` $podEnv }}
 {{- end }}
-{{- $own := `"resources":{"limits":{"memory":"64Mi"},"requests":{"cpu":"10m","memory":"32Mi"}},"securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65532,"seccompProfile":{"type":"RuntimeDefault"}}` }}
+{{- $own := $ctx.own }}
 {{- /* Locality: tfgen's preferred pod affinity terms, after the
        template's own; the rest of the template's affinity stays as it is.
        A worker (chief, master) is drawn to the job's parameter servers

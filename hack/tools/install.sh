@@ -16,7 +16,7 @@
 # BIN/kube-1.X/ where nothing takes it for the default minor's:
 #
 #   kube-1.34: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet
-#   kube-1.35: kube-apiserver, kubelet                       (hack/tools/kube-1.X)
+#   kube-1.35: kube-apiserver, kube-controller-manager, kubelet (hack/tools/kube-1.X)
 #   kube-1.36: kube-apiserver
 #
 # and, for the test cluster's node (test/controlplane), runc, the CNI
@@ -31,8 +31,8 @@
 # the binaries are there, nothing is done. The Kubernetes build takes about
 # 8-10 minutes on 2 cores the first time, Prometheus's 5-14, the older
 # minors' about 30 CPU-minutes more (measured on 2 cores shared with other
-# work: 1.34's four binaries 14-16 minutes, 1.35's two 5-20, 1.36's API
-# server 4-8).
+# work: 1.34's four binaries 14-16 minutes, 1.35's two 5-20 (its three,
+# with the module cache warm, 3), 1.36's API server 4-8).
 set -euo pipefail
 
 # Pinned versions. KUBE_VERSION must match hack/tools/kube/go.mod (regenerate
@@ -48,11 +48,12 @@ PROMETHEUS_VERSION=v0.316.0 # Prometheus 3.16.0 (the module tags 3.X.Y as v0.3XX
 # hack/tools/kube-1.X (hack/tools/kube/gen.sh VERSION COMMAND...) into
 # BIN/kube-1.X/. Only what the tests run: a whole 1.34 cluster (the oldest
 # minor tfgen supports, wrap mode's), a 1.35 kubelet (restart rules,
-# sidecar mode) beside the 1.37 control plane, and an API server of every
-# minor for test/versions' server-side dry-runs.
+# sidecar mode) beside the 1.37 control plane, a 1.35 controller-manager
+# (its type check of deploy/admission-policy.yaml, test/e2e), and an API
+# server of every minor for test/versions' server-side dry-runs.
 KUBE_OLDER=(
 	"v1.34.4 kube-apiserver kube-controller-manager kube-scheduler kubelet"
-	"v1.35.4 kube-apiserver kubelet"
+	"v1.35.4 kube-apiserver kube-controller-manager kubelet"
 	"v1.36.3 kube-apiserver"
 )
 # Debian packages of the node: Debian 12 has runc 1.1.5.

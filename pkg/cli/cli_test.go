@@ -212,8 +212,8 @@ func TestOutputDirUntouchedOnError(t *testing.T) {
 	out := filepath.Join(dir, "rendered")
 	run(t, cmdCase{args: []string{"render", "-f", "examples/tfjob-mnist.yaml", "-o", out}})
 	before := readDir(t, out)
-	if len(before) != 13 {
-		t.Fatalf("want 11 objects, a kustomization.yaml and tfgen's mark, got %v", keys(before))
+	if len(before) != 14 {
+		t.Fatalf("want 12 objects, a kustomization.yaml and tfgen's mark, got %v", keys(before))
 	}
 	run(t, cmdCase{args: []string{"render", "-f", "examples/tfjob-gpu.yaml", "-f", "testdata/errors/dir", "-o", out}, wantErr: true})
 	if after := readDir(t, out); !equal(before, after) {

@@ -48,7 +48,7 @@ metadata:
 			}
 		}
 	}
-	if n != 8 {
-		t.Errorf("%d objects, want the job's 6 and the two ConfigMaps:\n%s", n, out)
+	if n != 9 {
+		t.Errorf("%d objects, want the job's 7 and the two ConfigMaps:\n%s", n, out)
 	}
 }

@@ -94,6 +94,23 @@ type PodSpec struct {
 	// containers: the regular containers' restart policies, which an API
 	// server without container restart rules (before 1.35) drops.
 	Containers []Container `json:"containers,omitempty"`
+	// schedulingGates keep the pod from being scheduled while any is set.
+	SchedulingGates []SchedulingGate `json:"schedulingGates,omitempty"`
+}
+
+// SchedulingGate is a core/v1 PodSchedulingGate.
+type SchedulingGate struct {
+	Name string `json:"name"`
+}
+
+// Gated reports whether p carries the scheduling gate name.
+func (p *Pod) Gated(name string) bool {
+	for _, g := range p.Spec.SchedulingGates {
+		if g.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Volume is the part of a core/v1 Volume the supervisor reads.

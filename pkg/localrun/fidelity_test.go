@@ -47,7 +47,7 @@ func TestSameSupervision(t *testing.T) {
 			}
 			flags := map[string][]string{} // per StatefulSet
 			for _, o := range objs {
-				if o.Kind() == "StatefulSet" {
+				if o.Kind() == "StatefulSet" && o.Name() != j.Name+"-keeper" {
 					f, ok := runFlags(o)
 					if !ok {
 						t.Fatalf("StatefulSet %s: no wrapped training container", o.Name())

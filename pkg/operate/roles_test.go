@@ -16,6 +16,7 @@ import (
 )
 
 // render returns the StatefulSets `tfgen render` makes of job, by name.
+// render renders job with flags: its replica types' StatefulSets, by name.
 func render(t *testing.T, job string, flags ...string) map[string]*appsv1.StatefulSet {
 	t.Helper()
 	var out, errOut bytes.Buffer
@@ -34,7 +35,9 @@ func render(t *testing.T, job string, flags ...string) map[string]*appsv1.Statef
 		if err := json.Unmarshal(raw, s); err != nil {
 			t.Fatal(err)
 		}
-		if s.Kind == "StatefulSet" {
+		// The keeper's StatefulSet is not rescaled: it takes the layout
+		// from the job's status.
+		if s.Kind == "StatefulSet" && s.Labels[operate.LabelReplicaType] != "" {
 			sets[s.Name] = s
 		}
 	}

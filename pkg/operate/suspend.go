@@ -123,9 +123,10 @@ func endedError(name string, s *record.Status, op string) error {
 	return fmt.Errorf("job %s has %s: there is nothing to %s", name, strings.ToLower(string(s.Phase())), op)
 }
 
-// statefulSets returns job name's StatefulSets, sorted by name.
+// statefulSets returns the StatefulSets of job name's replica types (not
+// its keeper's), sorted by name.
 func (c *Client) statefulSets(ctx context.Context, ns, name string) ([]appsv1.StatefulSet, error) {
-	list, err := c.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: JobSelector(name)})
+	list, err := c.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: JobSelector(name) + "," + LabelReplicaType})
 	if err != nil {
 		return nil, fmt.Errorf("list statefulsets of job %s: %w", name, err)
 	}

@@ -72,8 +72,15 @@ type Status struct {
 	Stop []string `json:"stop,omitempty"`
 	// teardown lists the lowercase replica types released (their
 	// StatefulSets scaled to zero) since the job ended, by the clean pod
-	// policy or the TTL after finishing; the keeper's own type comes last.
+	// policy or the TTL after finishing; last, once they all are, the
+	// keeper's own StatefulSet ("keeper").
 	Teardown []string `json:"teardown,omitempty"`
+	// gated lists the lowercase replica types whose pods are made gated
+	// (scheduling gate tfgen.io/finished in their StatefulSet's template,
+	// which its controller has seen): a finished replica of such a type
+	// gives its pod back at once, and the pod its StatefulSet makes again
+	// is never scheduled, holding nothing.
+	Gated []string `json:"gated,omitempty"`
 	// layout holds the replica counts the job runs with, by lowercase
 	// type, where a resize (tfgen scale, an elastic job's keeper) changed
 	// them from its spec: the supervisors build TF_CONFIG from them, and

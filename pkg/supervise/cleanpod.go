@@ -16,21 +16,20 @@ const settleTimeout = time.Minute
 
 // recordGrace bounds the wait, once the job has ended, for the first
 // record of a replica whose pod has none: one that started as the job
-// ended reports within a round trip through the API server (the keeper
-// learns its own replica's end at once, the others' starts later), and
-// its last words follow. A pod that never ran a supervisor (one left
+// ended reports within a round trip through the API server, and its last
+// words follow. A pod that never ran a supervisor (one left
 // pending) has nothing to say.
 const recordGrace = 5 * time.Second
 
 // StopTypes returns the replica types whose training stops when the job
 // has ended, by clean-pod policy: every type (All); the types with a
 // replica that has not finished (Running; a replica that never reported
-// has not); none (None). The type own comes last.
-func (j *Job) StopTypes(finished func(t string, index int32) bool, own string) []string {
+// has not); none (None).
+func (j *Job) StopTypes(finished func(t string, index int32) bool) []string {
 	if j.CleanPodPolicy == CleanNone {
 		return nil
 	}
-	return slices.DeleteFunc(j.Types(own), func(t string) bool {
+	return slices.DeleteFunc(j.Types(), func(t string) bool {
 		if j.CleanPodPolicy != CleanRunning {
 			return false
 		}
@@ -51,13 +50,12 @@ func (j *Job) StopTypes(finished func(t string, index int32) bool, own string) [
 // EvaluatorGrace first (graceEvaluator).
 func (j *Job) end(n *record.Status, now time.Time, ch *change) {
 	ch.ended = true
-	own := j.Keeper().Type
-	n.Stop = j.StopTypes(n.Finished, own)
+	n.Stop = j.StopTypes(n.Finished)
 	why := "clean pod policy " + string(j.CleanPodPolicy)
 	if pastDeadline(n) {
-		n.Stop, why = j.Types(own), "active deadline"
+		n.Stop, why = j.Types(), "active deadline"
 	}
-	if n.IsTrue(record.JobSucceeded) && j.EvaluatorGrace > 0 && slices.Contains(n.Stop, evaluator) && own != evaluator {
+	if n.IsTrue(record.JobSucceeded) && j.EvaluatorGrace > 0 && slices.Contains(n.Stop, evaluator) {
 		n.Stop = slices.DeleteFunc(n.Stop, func(t string) bool { return t == evaluator })
 		at := record.NewTime(now.Add(j.EvaluatorGrace))
 		n.EvaluatorDeadline = &at
@@ -84,13 +82,13 @@ func (j *Job) end(n *record.Status, now time.Time, ch *change) {
 // every replica of it has said how it ended (Succeeded, Failed, Stopped
 // or Idle) or has no pod, so that what it said, its output's end with
 // it, is kept; under None nothing goes, until the TTL after finishing,
-// which releases every type. The keeper's own type goes last: once every
-// other type has gone and every replica has said how it ended, so that
-// the keeper is still there to keep their words. No type goes before its
-// replicas' records are on their pods (saved). A replica that does not
-// say is waited for settleTimeout at most; one whose pod has no record
-// is waited for recordGrace, then taken to have never trained, with
-// nothing to say; an evaluator given time is waited for.
+// which releases every type. The keeper's own StatefulSet (KeeperType)
+// goes last: once every type has gone and every replica has said how it
+// ended, so that the keeper is still there to keep their words. A
+// replica that does not say is waited for settleTimeout at most; one
+// whose pod has no record is waited for recordGrace, then taken to have
+// never trained, with nothing to say; an evaluator given time is waited
+// for.
 func (j *Job) release(n *record.Status, obs []Observed, now time.Time, ch *change) {
 	if len(j.Layout.Roles) == 0 {
 		return // a job of its own: no StatefulSet of tfgen's
@@ -113,24 +111,22 @@ func (j *Job) release(n *record.Status, obs []Observed, now time.Time, ch *chang
 	for _, o := range obs {
 		s.obs[o.Ref.String()] = o
 	}
-	own := j.Keeper().Type
 	var released []string
-	for _, t := range j.others(own) {
+	for _, t := range j.Types() {
 		if slices.Contains(n.Teardown, t) || (t == evaluator && graced(n)) {
 			continue
 		}
-		if (all || s.said(j, t)) && s.saved(j, t) {
+		if all || s.said(j, t) {
 			released = append(released, t)
 			n.Teardown = append(n.Teardown, t)
 		}
 	}
-	othersGone := !slices.ContainsFunc(j.others(own), func(t string) bool { return !slices.Contains(n.Teardown, t) })
-	if j.replicas(own) > 0 && !slices.Contains(n.Teardown, own) && othersGone && s.saved(j, own) &&
-		!slices.ContainsFunc(j.Types(""), func(t string) bool { return !s.said(j, t) }) {
-		released = append(released, own)
-		n.Teardown = append(n.Teardown, own)
+	typesGone := !slices.ContainsFunc(j.Types(), func(t string) bool { return !slices.Contains(n.Teardown, t) })
+	if typesGone && !slices.Contains(n.Teardown, KeeperType) && !slices.ContainsFunc(j.Types(), func(t string) bool { return !s.said(j, t) }) {
+		released = append(released, KeeperType)
+		n.Teardown = append(n.Teardown, KeeperType)
 	}
-	if len(n.Teardown) < len(j.Types("")) && !s.wake.IsZero() {
+	if !slices.Contains(n.Teardown, KeeperType) && !s.wake.IsZero() {
 		ch.wakeBy(s.wake)
 	}
 	if len(released) > 0 {
@@ -140,7 +136,7 @@ func (j *Job) release(n *record.Status, obs []Observed, now time.Time, ch *chang
 			reason = ReasonTTLExpired
 		}
 		ch.events = append(ch.events, Event{Type: "Normal", Reason: reason, Action: "Teardown",
-			Note: fmt.Sprintf("releasing replica types %s (%s)", strings.Join(released, ", "), why)})
+			Note: fmt.Sprintf("releasing %s (%s)", strings.Join(released, ", "), why)})
 	}
 }
 
@@ -187,19 +183,6 @@ func (s *saying) said(j *Job, t string) bool {
 	return true
 }
 
-// saved reports whether every replica of type t has its record on its
-// pod, which goes with the type: the keeper's own replica tells the keeper
-// first, and the API server may not have it yet (an outage, a refused
-// write). A record that does not land is waited for settleTimeout at most.
-func (s *saying) saved(j *Job, t string) bool {
-	for i := range j.replicas(t) {
-		if o, ok := s.obs[Ref{Type: t, Index: i}.String()]; ok && o.Unsaved && s.before(s.since.Add(settleTimeout)) {
-			return false
-		}
-	}
-	return true
-}
-
 // before reports whether now is before at, and if so wakes the keeper
 // at at, or earlier.
 func (s *saying) before(at time.Time) bool {
@@ -213,48 +196,50 @@ func (s *saying) before(at time.Time) bool {
 }
 
 // Targets returns the replicas each StatefulSet of the job must have by
-// its status s, in the order to set them: zero for the types released
-// (the keeper's own last); for the others, the count of the job's
-// layout as resized (record.Status.Layout) and, under clean pod policies
-// Running and All, fewer for a type whose highest replicas have finished
-// (succeeded or failed for good), whose pods can no longer complete and
-// would hold their requests (a StatefulSet removes its pods from the
-// top), unless the job holds them (HoldFinished). The keeper's own replica
-// stays until its type is released. A type
-// at its spec's count and never resized is not listed: nothing is asked
-// of it.
+// its status s, in the order to set them: zero for the types released;
+// for the others, the count of the job's layout as resized
+// (record.Status.Layout) and, under clean pod policies Running and All,
+// fewer for a type whose highest replicas have finished (succeeded or
+// failed for good), whose pods would hold their requests (keep). Last,
+// once every type is released, the keeper's own StatefulSet (KeeperType).
+// A type at its spec's count and never resized is not listed: nothing is
+// asked of it.
 func (j *Job) Targets(s *record.Status) []Target {
 	if s == nil || s.IsTrue(record.JobSuspended) || len(j.Layout.Roles) == 0 {
 		return nil
 	}
 	var out []Target
-	keeper := j.Keeper()
 	at := j.at(s)
-	for _, t := range j.Types(keeper.Type) {
+	for _, t := range j.Types() {
 		if slices.Contains(s.Teardown, t) {
 			continue
 		}
-		n := at.replicas(t)
-		keep := n
-		for !j.HoldFinished && j.CleanPodPolicy != CleanNone && keep > 0 && s.Finished(t, keep-1) {
-			keep--
-		}
-		if t == keeper.Type {
-			keep = max(keep, min(n, keeper.Index+1))
-		}
+		n, keep := at.replicas(t), j.keep(s, t)
 		if _, resized := s.Layout[t]; keep < n || resized {
 			out = append(out, Target{Type: t, Replicas: keep})
 		}
 	}
 	for _, t := range s.Teardown {
-		if t != keeper.Type {
+		if t != KeeperType {
 			out = append(out, Target{Type: t})
 		}
 	}
-	if slices.Contains(s.Teardown, keeper.Type) {
-		out = append(out, Target{Type: keeper.Type})
+	if slices.Contains(s.Teardown, KeeperType) {
+		out = append(out, Target{Type: KeeperType})
 	}
 	return out
+}
+
+// keep is how many replicas type t's StatefulSet keeps by status s: the
+// count of the layout as resized, less, under clean pod policies Running
+// and All, its highest replicas that have finished (a StatefulSet removes
+// its pods from the top), unless the job holds them (HoldFinished).
+func (j *Job) keep(s *record.Status, t string) int32 {
+	keep := j.at(s).replicas(t)
+	for !j.HoldFinished && j.CleanPodPolicy != CleanNone && keep > 0 && s.Finished(t, keep-1) {
+		keep--
+	}
+	return keep
 }
 
 func later(a, b time.Time) time.Time {

@@ -95,6 +95,3 @@ func (c *Config) IsMaster() bool {
 	}
 	return false
 }
-
-// IsKeeper reports whether this replica keeps the job's status.
-func (c *Config) IsKeeper() bool { return c.Job.Keeper() == c.Self }

@@ -60,6 +60,11 @@ type observation struct {
 	replicas []Observed
 	// gone: restarts of pods that went away since the status was written.
 	gone int32
+	// departed: the last records of those pods: a replica that finished
+	// in a pod that went away (its pod given back) finished all the same.
+	departed []Observed
+	// gated: the replica types whose StatefulSets the keeper has gated.
+	gated []string
 	// elastic: the elastic pods of the namespace, for an elastic job to
 	// resize by; nil resizes nothing.
 	elastic *elasticView
@@ -98,6 +103,10 @@ func (j *Job) derive(s *record.Status, o observation) (*record.Status, change) {
 	j = j.at(s)
 	n := s.DeepCopy()
 	var ch change
+	if gate(n, o.gated) {
+		ch.released = true // the finished replicas of the types gated go
+	}
+	absorb(n, o.departed)
 	if n.Ended() {
 		j.afterEnd(n, obs, gone, now, &ch)
 		return n, ch
@@ -153,14 +162,15 @@ func absorb(n *record.Status, obs []Observed) {
 	}
 }
 
-// afterEnd follows an ended job, whose outcome and counts by type stay as
-// they were at its end: what its replicas say after it (records that
-// reached the keeper late: an API outage, a keeper restarting) still goes
-// into the sets and the restart count; the evaluator given time is
+// afterEnd follows an ended job, whose outcome stays as it was at its
+// end: what its replicas say after it (records that reached the keeper
+// late: an API outage, a keeper restarting) still goes into the sets, the
+// counts by type and the restart count; the evaluator given time is
 // followed; its replicas are released.
 func (j *Job) afterEnd(n *record.Status, obs []Observed, gone int32, now time.Time, ch *change) {
 	absorb(n, obs)
 	j.countLate(n, obs, gone)
+	j.countLateFinished(n)
 	j.graceEvaluator(n, obs, now, ch)
 	j.release(n, obs, now, ch)
 }

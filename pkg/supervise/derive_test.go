@@ -52,14 +52,12 @@ func summarize(s *record.Status, ch change) derived {
 }
 
 // observed reads replicas written "chief-0=Succeeded worker-1=Restarting/2
-// ps-0=": type-index=state[/restarts], "!" after it when the record has
-// not reached the pod yet.
+// ps-0=": type-index=state[/restarts].
 func observed(t *testing.T, spec string) []Observed {
 	var out []Observed
 	for _, f := range strings.Fields(spec) {
 		ref, rec, _ := strings.Cut(f, "=")
 		o := Observed{Pod: "uid-" + ref}
-		rec, o.Unsaved = strings.CutSuffix(rec, "!")
 		state, restarts, _ := strings.Cut(rec, "/")
 		o.State = record.State(state)
 		if restarts != "" {
@@ -102,8 +100,8 @@ func TestDerive(t *testing.T) {
 		// success.go
 		{name: "the replicas' first start starts the job", roles: chiefJob, obs: allRunning,
 			want: derived{Phase: "Running", Counts: "Chief 1/0/0 PS 1/0/0 Worker 2/0/0", Urgent: true}},
-		{name: "the chief's success ends the job, counted in the same write", roles: chiefJob, before: allRunning, obs: chiefDone, at: time.Second,
-			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Stop: "ps,worker", Wake: time.Second + settleTimeout, Urgent: true}},
+		{name: "the chief's success ends the job, counted in the same write; its finished type goes at once", roles: chiefJob, before: allRunning, obs: chiefDone, at: time.Second,
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Stop: "ps,worker", Teardown: "chief", Wake: time.Second + settleTimeout, Urgent: true}},
 		{name: "worker 0 decides a job without a chief", roles: "ps:1:1,worker:2:1", before: "ps-0=Running worker-0=Running worker-1=Running",
 			obs: "ps-0=Running worker-0=Succeeded worker-1=Running", at: time.Second,
 			want: derived{Phase: "Succeeded JobSucceeded", Counts: "PS 0/1/0 Worker 0/2/0", Stop: "ps,worker", Wake: time.Second + settleTimeout, Urgent: true}},
@@ -113,35 +111,38 @@ func TestDerive(t *testing.T) {
 		// failure
 		{name: "a failed replica fails the job", roles: chiefJob, before: allRunning,
 			obs: "chief-0=Running ps-0=Running worker-0=Running worker-1=Failed", at: time.Second,
-			want: derived{Phase: "Failed ReplicaFailed", Counts: "Chief 0/0/0 PS 0/0/0 Worker 0/0/1", Stop: "ps,worker,chief", Wake: time.Second + settleTimeout, Urgent: true}},
+			want: derived{Phase: "Failed ReplicaFailed", Counts: "Chief 0/0/0 PS 0/0/0 Worker 0/0/1", Stop: "chief,ps,worker", Wake: time.Second + settleTimeout, Urgent: true}},
 		// backofflimit.go
 		{name: "a restart under the backoff limit is granted", roles: chiefJob, policy: func(j *Job) { j.BackoffLimit = ptr[int32](1) },
 			before: allRunning, obs: "chief-0=Running ps-0=Running worker-0=Running worker-1=Restarting", at: time.Second,
 			want: derived{Phase: "Restarting", Counts: "Chief 1/0/0 PS 1/0/0 Worker 2/0/0", Restarts: 1, Grants: "worker-1:1", Urgent: true}},
 		{name: "the first restart past the backoff limit fails the job and its replica", roles: chiefJob, policy: func(j *Job) { j.BackoffLimit = ptr[int32](1) },
 			before: allRunning, obs: "chief-0=Running ps-0=Running worker-0=Restarting/1 worker-1=Restarting", gone: 0, at: time.Second,
-			want: derived{Phase: "Failed BackoffLimitExceeded", Counts: "Chief 0/0/0 PS 0/0/0 Worker 0/0/1", Restarts: 1, Stop: "ps,worker,chief", Wake: time.Second + settleTimeout, Urgent: true}},
+			want: derived{Phase: "Failed BackoffLimitExceeded", Counts: "Chief 0/0/0 PS 0/0/0 Worker 0/0/1", Restarts: 1, Stop: "chief,ps,worker", Wake: time.Second + settleTimeout, Urgent: true}},
 		{name: "gone pods' restarts count", roles: chiefJob, before: allRunning, obs: allRunning, gone: 2, at: time.Second,
 			want: derived{Phase: "Running", Counts: "Chief 1/0/0 PS 1/0/0 Worker 2/0/0", Restarts: 2}},
+		{name: "a record that reaches the keeper after the end is counted", roles: "chief:1:1,worker:2:1", policy: func(j *Job) { j.CleanPodPolicy = CleanNone },
+			before: "chief-0=Succeeded worker-0=Succeeded", obs: "chief-0=Succeeded worker-0=Succeeded worker-1=Succeeded", at: time.Second,
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 Worker 0/2/0"}},
+		{name: "a late failure takes a success's place, never counted twice", roles: "chief:1:1,worker:2:1", policy: func(j *Job) { j.CleanPodPolicy = CleanNone },
+			before: "chief-0=Succeeded worker-0=Succeeded worker-1=Running", obs: "chief-0=Succeeded worker-0=Succeeded worker-1=Failed", at: time.Second,
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 Worker 0/1/1"}},
 		// cleanpod.go
-		{name: "Running: a finished type goes at once, a stopped one once it said so, the keeper's last", roles: chiefJob,
+		{name: "Running: a finished type goes at once, a stopped one once it said so, the keeper's StatefulSet last", roles: chiefJob,
 			before: "chief-0=Succeeded ps-0=Running worker-0=Succeeded worker-1=Succeeded",
 			obs:    "chief-0=Succeeded ps-0=Stopped worker-0=Succeeded worker-1=Succeeded", at: time.Second,
-			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Stop: "ps", Teardown: "worker,ps,chief", Urgent: true}},
-		{name: "the keeper's own type waits for its record to reach its pod", roles: chiefJob,
-			before: "chief-0=Succeeded! ps-0=Running worker-0=Succeeded worker-1=Succeeded",
-			obs:    "chief-0=Succeeded! ps-0=Stopped worker-0=Succeeded worker-1=Succeeded", at: time.Second,
-			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Stop: "ps", Teardown: "worker,ps", Wake: settleTimeout, Urgent: true}},
-		{name: "a record that never lands is waited for settleTimeout", roles: chiefJob,
-			before: "chief-0=Succeeded! ps-0=Running worker-0=Succeeded worker-1=Succeeded",
-			obs:    "chief-0=Succeeded! ps-0=Stopped worker-0=Succeeded worker-1=Succeeded", at: settleTimeout,
-			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Stop: "ps", Teardown: "worker,ps,chief", Urgent: true}},
-		{name: "a job's last replica, its end not yet on its pod: ended, not released", roles: "chief:1:1",
-			before: "chief-0=Running", obs: "chief-0=Succeeded!", at: time.Second,
-			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0", Wake: time.Second + settleTimeout, Urgent: true}},
-		{name: "All: every type stops, every other type goes at once", roles: chiefJob, policy: func(j *Job) { j.CleanPodPolicy = CleanAll },
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Stop: "ps", Teardown: "chief,worker,ps,keeper", Urgent: true}},
+		{name: "Running: a type whose replica has not said how it ended waits, and the keeper with it", roles: chiefJob,
+			before: "chief-0=Succeeded ps-0=Running worker-0=Succeeded worker-1=Succeeded",
+			obs:    "chief-0=Succeeded ps-0=Running worker-0=Succeeded worker-1=Succeeded", at: time.Second,
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Stop: "ps", Teardown: "chief,worker", Wake: settleTimeout}},
+		{name: "a replica that never says is waited for settleTimeout", roles: chiefJob,
+			before: "chief-0=Succeeded ps-0=Running worker-0=Succeeded worker-1=Succeeded",
+			obs:    "chief-0=Succeeded ps-0=Running worker-0=Succeeded worker-1=Succeeded", at: settleTimeout,
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Stop: "ps", Teardown: "chief,worker,ps,keeper", Urgent: true}},
+		{name: "All: every type stops and goes at once, the keeper once they said", roles: chiefJob, policy: func(j *Job) { j.CleanPodPolicy = CleanAll },
 			before: allRunning, obs: chiefDone, at: time.Second,
-			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Stop: "ps,worker,chief", Teardown: "ps,worker", Wake: time.Second + settleTimeout, Urgent: true}},
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Stop: "chief,ps,worker", Teardown: "chief,ps,worker", Wake: time.Second + settleTimeout, Urgent: true}},
 		{name: "None: nothing stops, nothing goes", roles: chiefJob, policy: func(j *Job) { j.CleanPodPolicy = CleanNone },
 			before: allRunning, obs: chiefDone, at: time.Second,
 			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Urgent: true}},
@@ -151,21 +152,21 @@ func TestDerive(t *testing.T) {
 			want: derived{Phase: "Running", Counts: "Chief 1/0/0 PS 1/0/0 Worker 2/0/0", Wake: 10 * time.Second}},
 		{name: "past the active deadline every type stops", roles: chiefJob, policy: func(j *Job) { j.ActiveDeadline = 10 * time.Second },
 			before: allRunning, obs: allRunning, at: 10 * time.Second,
-			want: derived{Phase: "Failed DeadlineExceeded", Counts: "Chief 0/0/0 PS 0/0/0 Worker 0/0/0", Stop: "ps,worker,chief", Wake: 10*time.Second + settleTimeout, Urgent: true}},
+			want: derived{Phase: "Failed DeadlineExceeded", Counts: "Chief 0/0/0 PS 0/0/0 Worker 0/0/0", Stop: "chief,ps,worker", Wake: 10*time.Second + settleTimeout, Urgent: true}},
 		// ttl.go (applied by cleanpod.go)
 		{name: "TTL after finished: wake at it", roles: chiefJob, policy: func(j *Job) { j.CleanPodPolicy, j.TTLAfterFinished = CleanNone, ptr(30*time.Second) },
 			before: chiefDone, obs: chiefDone, at: 10 * time.Second,
 			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Wake: 30 * time.Second}},
 		{name: "TTL after finished releases every type", roles: chiefJob, policy: func(j *Job) { j.CleanPodPolicy, j.TTLAfterFinished = CleanNone, ptr(30*time.Second) },
 			before: chiefDone, obs: chiefDone, at: 30 * time.Second,
-			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Teardown: "ps,worker,chief", Urgent: true}},
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 PS 0/1/0 Worker 0/2/0", Teardown: "chief,ps,worker,keeper", Urgent: true}},
 		// evaluator.go
 		{name: "an evaluator gets its grace", roles: "chief:1:1,evaluator:1:1", policy: func(j *Job) { j.EvaluatorGrace = 20 * time.Second },
 			before: "chief-0=Running evaluator-0=Running", obs: "chief-0=Succeeded evaluator-0=Running", at: time.Second,
-			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 Evaluator 1/0/0", Wake: 21 * time.Second, Urgent: true}},
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 Evaluator 1/0/0", Teardown: "chief", Wake: 21 * time.Second, Urgent: true}},
 		{name: "an evaluator past its grace stops", roles: "chief:1:1,evaluator:1:1", policy: func(j *Job) { j.EvaluatorGrace = 20 * time.Second },
 			before: "chief-0=Succeeded evaluator-0=Running", obs: "chief-0=Succeeded evaluator-0=Running", at: 20 * time.Second,
-			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 Evaluator 0/0/0", Stop: "evaluator", Wake: 20*time.Second + settleTimeout}},
+			want: derived{Phase: "Succeeded JobSucceeded", Counts: "Chief 0/1/0 Evaluator 0/0/0", Stop: "evaluator", Teardown: "chief", Wake: 20*time.Second + settleTimeout}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,12 +27,12 @@ func (j *job) ended(teardown ...string) {
 
 // TestKeeperFinishesTeardown: a keeper that starts on a status whose
 // teardown an earlier keeper began (and died in) sets every released
-// type to zero, its own last, though nothing changes.
+// type to zero, its own StatefulSet last, though nothing changes.
 func TestKeeperFinishesTeardown(t *testing.T) {
 	j := newJob(t, "chief:1:1,ps:2:1,worker:3:1", nil)
-	j.ended("ps", "worker", "chief")
+	j.ended("ps", "worker", "chief", supervise.KeeperType)
 	j.keep(-1)
-	j.sc.await(t, "ps to 0", "worker to 0", "chief to 0")
+	j.sc.await(t, "ps to 0", "worker to 0", "chief to 0", "keeper to 0")
 	if got := j.events.events(); len(got) != 0 {
 		t.Errorf("events %v: the decisions were announced when first written", got)
 	}
@@ -40,8 +40,8 @@ func TestKeeperFinishesTeardown(t *testing.T) {
 
 // TestKeeperRetriesRefusedScale: the API server refuses to scale the
 // parameter servers (a Role without the rule, then fixed): the keeper
-// tries again until it takes it, warns once, and scales its own type only
-// after every other.
+// tries again until it takes it, warns once, and scales its own
+// StatefulSet only after every other.
 func TestKeeperRetriesRefusedScale(t *testing.T) {
 	j := newJob(t, "chief:1:1,ps:2:1,worker:3:1", nil)
 	refusals := 3
@@ -52,11 +52,11 @@ func TestKeeperRetriesRefusedScale(t *testing.T) {
 		}
 		return nil
 	}
-	j.ended("ps", "worker", "chief")
+	j.ended("ps", "worker", "chief", supervise.KeeperType)
 	k := j.keeper(-1)
 	k.Clock = newClock(true) // the waits between attempts pass at once
 	j.stop = runKeeper(t, k)
-	j.sc.await(t, "worker to 0", "ps to 0", "chief to 0")
+	j.sc.await(t, "worker to 0", "chief to 0", "ps to 0", "keeper to 0")
 	if diff := cmp.Diff([]string{supervise.ReasonTeardownFailed}, j.events.events()); diff != "" {
 		t.Errorf("events (-want +got): one warning for a run of refusals\n%s", diff)
 	}
@@ -66,22 +66,22 @@ func TestKeeperRetriesRefusedScale(t *testing.T) {
 // StatefulSet is scaled back up behind the keeper's back, and its pods
 // come: the keeper checks the StatefulSets (no sooner than 5 s after its
 // last check) and sets it to zero again. A pod still going after the
-// keeper's own scale-down only costs a check.
+// scale-down only costs a check.
 func TestKeeperCorrectsDrift(t *testing.T) {
 	j := newJob(t, "chief:1:1,worker:2:1", nil)
-	j.ended("worker", "chief")
+	j.ended("worker", "chief", supervise.KeeperType)
 	k := j.keeper(-1)
 	clk := newClock(false)
 	k.Clock = clk
 	j.stop = runKeeper(t, k)
-	j.sc.await(t, "worker to 0", "chief to 0")
+	j.sc.await(t, "worker to 0", "chief to 0", "keeper to 0")
 	j.set("worker-1", record.StateIdle, 0) // going after the scale-down
 	clk.Advance(5 * time.Second)
 	j.set("worker-1", record.StateIdle, 0)
 	j.sc.drift("worker", 2)
 	clk.Advance(5 * time.Second)
 	j.set("worker-0", record.StateIdle, 0) // the scale-up's pods
-	j.sc.await(t, "worker to 0", "chief to 0", "worker to 0")
+	j.sc.await(t, "worker to 0", "chief to 0", "keeper to 0", "worker to 0")
 }
 
 func TestTargets(t *testing.T) {
@@ -101,15 +101,18 @@ func TestTargets(t *testing.T) {
 			want: []supervise.Target{{Type: "worker", Replicas: 1}}},
 		{name: "a finished worker below a running one stays", roles: "chief:1:1,worker:3:1",
 			succeeded: map[string][]int32{"worker": {0, 1}}},
-		{name: "the keeper's own replica stays", roles: "ps:1:1,worker:3:1",
-			succeeded: map[string][]int32{"worker": {0, 1, 2}}, want: []supervise.Target{{Type: "worker", Replicas: 1}}},
+		{name: "every worker finished: none stays (the keeper has a pod of its own)", roles: "ps:1:1,worker:3:1",
+			succeeded: map[string][]int32{"worker": {0, 1, 2}}, want: []supervise.Target{{Type: "worker"}}},
 		{name: "None keeps every pod", roles: "chief:1:1,worker:3:1", policy: supervise.CleanNone,
 			succeeded: map[string][]int32{"worker": {2}}},
 		{name: "a suspended job is left to tfgen resume", roles: "chief:1:1,worker:3:1", suspended: true,
 			succeeded: map[string][]int32{"worker": {2}}},
-		{name: "released types, the keeper's last", roles: "chief:1:1,ps:1:1,worker:3:1",
+		{name: "released types", roles: "chief:1:1,ps:1:1,worker:3:1",
 			succeeded: map[string][]int32{"worker": {2}}, teardown: []string{"chief", "ps"},
-			want: []supervise.Target{{Type: "worker", Replicas: 2}, {Type: "ps"}, {Type: "chief"}}},
+			want: []supervise.Target{{Type: "worker", Replicas: 2}, {Type: "chief"}, {Type: "ps"}}},
+		{name: "the keeper's StatefulSet last", roles: "chief:1:1,ps:1:1,worker:3:1",
+			teardown: []string{supervise.KeeperType, "chief", "ps", "worker"},
+			want:     []supervise.Target{{Type: "chief"}, {Type: "ps"}, {Type: "worker"}, {Type: supervise.KeeperType}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := &supervise.Job{Layout: roles(tc.roles), CleanPodPolicy: tc.policy}

@@ -187,6 +187,27 @@ func (s *scaler) Scale(_ context.Context, t string, n int32) error {
 	return nil
 }
 
+// Gate implements supervise.Scaler: it is recorded among the calls.
+func (s *scaler) Gate(_ context.Context, t string) error {
+	return s.record("gate " + t)
+}
+
+// Lift implements supervise.Scaler: it is recorded among the calls.
+func (s *scaler) Lift(_ context.Context, l supervise.Lift) error {
+	return s.record("lift " + l.Pod)
+}
+
+func (s *scaler) record(call string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, call)
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+	return nil
+}
+
 // scaledTo returns the calls that succeeded, in order.
 func (s *scaler) scaledTo() []string {
 	s.mu.Lock()

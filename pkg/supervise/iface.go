@@ -166,9 +166,8 @@ type Observed struct {
 	Pod string
 	// Replica is its supervisor's record; State is "" until it wrote one.
 	record.Replica
-	// Unsaved: the record is newer than its pod's (the keeper's own
-	// replica reports to the keeper at once, and to the API server after).
-	Unsaved bool
+	// Gated: the pod carries the scheduling gate FinishedGate.
+	Gated bool
 }
 
 // ReplicaFeed is the keeper's view of a job's replicas.

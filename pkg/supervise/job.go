@@ -3,7 +3,7 @@ package supervise
 import (
 	"errors"
 	"fmt"
-	"slices"
+
 	"time"
 
 	"github.com/tfgen/tfgen/pkg/cluster"
@@ -172,11 +172,16 @@ func (j *Job) total() int32 {
 	return n
 }
 
-// Keeper returns the replica whose supervisor keeps the job's status: the
+// KeeperType names the keeper's own StatefulSet, J-keeper, among the
+// targets and in the teardown: it goes last, once every replica type has.
+const KeeperType = "keeper"
+
+// decider returns the replica whose success decides the job's by the
+// success policy (replica 0 of its type but for a success replica): the
 // success replica if one is set, else replica 0 of the first type of
 // chief, master, scheduler, worker and tuner the job has, else of its
-// first type. A job without roles keeps itself.
-func (j *Job) Keeper() Ref {
+// first type. A job without roles is its one replica.
+func (j *Job) decider() Ref {
 	switch {
 	case j.SuccessReplica != nil:
 		return *j.SuccessReplica
@@ -194,24 +199,15 @@ func (j *Job) Keeper() Ref {
 	return Ref{}
 }
 
-// Types returns the job's replica types that have replicas, with own, if
-// among them, last (releasing it may stop the caller).
-func (j *Job) Types(own string) []string {
+// Types returns the job's replica types that have replicas.
+func (j *Job) Types() []string {
 	var types []string
 	for _, r := range j.Roles() {
-		if r.Replicas > 0 && r.Type != own {
+		if r.Replicas > 0 {
 			types = append(types, r.Type)
 		}
 	}
-	if j.replicas(own) > 0 {
-		types = append(types, own)
-	}
 	return types
-}
-
-// others returns the job's types with replicas but own.
-func (j *Job) others(own string) []string {
-	return slices.DeleteFunc(j.Types(own), func(t string) bool { return t == own })
 }
 
 func (j *Job) kind() string {

@@ -254,14 +254,14 @@ func waitStatus(t *testing.T, store record.Store, what string, cond func(*record
 
 // TestTeardownOnJobEnd: the chief succeeds, the other replicas never
 // ran: under cleanPodPolicy Running and All every StatefulSet goes to
-// zero, the keeper's own type (chief) last; under None none does.
+// zero, the keeper's own last; under None none does.
 func TestTeardownOnJobEnd(t *testing.T) {
 	for _, tc := range []struct {
 		policy supervise.CleanPodPolicy
 		want   []string
 	}{
-		{supervise.CleanRunning, []string{"ps to 0", "worker to 0", "chief to 0"}},
-		{supervise.CleanAll, []string{"ps to 0", "worker to 0", "chief to 0"}},
+		{supervise.CleanRunning, []string{"chief to 0", "ps to 0", "worker to 0", "keeper to 0"}},
+		{supervise.CleanAll, []string{"chief to 0", "ps to 0", "worker to 0", "keeper to 0"}},
 		{supervise.CleanNone, nil},
 	} {
 		t.Run(string(tc.policy), func(t *testing.T) {
@@ -282,7 +282,7 @@ func TestTeardownOnJobEnd(t *testing.T) {
 // TestTTLAfterFinished: under cleanPodPolicy None, the keeper releases
 // every replica type once the TTL after finishing has passed, counted
 // from the job's completion (a keeper that starts late waits only what
-// is left), its own type last.
+// is left), its own StatefulSet last.
 func TestTTLAfterFinished(t *testing.T) {
 	j := newJob(t, "chief:1:1,ps:1:1,worker:2:1", func(c *supervise.Job) {
 		c.CleanPodPolicy, c.TTLAfterFinished = supervise.CleanNone, ptr(10*time.Minute)
@@ -309,8 +309,8 @@ func TestTTLAfterFinished(t *testing.T) {
 		t.Fatalf("scaled %q before the TTL", got)
 	}
 	clock.Advance(6 * time.Minute)
-	j.sc.await(t, "ps to 0", "worker to 0", "chief to 0")
-	s := j.wait("every type released", func(s *record.Status) bool { return len(s.Teardown) == 3 })
+	j.sc.await(t, "chief to 0", "ps to 0", "worker to 0", "keeper to 0")
+	s := j.wait("every type released", func(s *record.Status) bool { return len(s.Teardown) == 4 })
 	if diff := cmp.Diff([]string{"TTLExpired"}, j.events.events()); diff != "" || len(s.Stop) != 0 {
 		t.Errorf("events (-want +got):\n%s\nstop %v, want none under None", diff, s.Stop)
 	}

@@ -77,6 +77,7 @@ type keeping struct {
 	replicas []Observed          // as last seen
 	seen     map[string]Observed // by replica, for the pods that go away
 	gone     int32               // their restarts, not yet written
+	departed []Observed          // their last records, not yet written
 	last     time.Time           // of the last write
 	failed   int                 // status writes failed in a row
 	wakeAt   time.Time           // a derivation asked for (change.wake)
@@ -84,25 +85,27 @@ type keeping struct {
 	timer    <-chan time.Time    // the one wake-up, at armed
 	armed    time.Time
 	logs     logKeeping
-	enf      *enforcer // nil without a Scaler
-	sent     []Target  // the targets last handed to enf
-	savedFor int       // how many types of the teardown the logs were saved before
-	checked  time.Time // when the StatefulSets were last checked for drift
+	enf      *enforcer   // nil without a Scaler
+	sent     wanted      // what was last handed to enf
+	gated    []string    // the types enf has gated
+	gatedIn  chan string // a type enf gated
+	savedFor int         // how many types of the teardown the logs were saved before
+	checked  time.Time   // when the StatefulSets were last checked for drift
 }
 
 // Run keeps the job until ctx ends; then it takes one last step with the
 // replicas as last seen (writing what it derives at once, flushTimeout at
 // most), delivers its reports, and sets the targets not yet met.
 func (k *Keeper) Run(ctx context.Context) {
-	kp := &keeping{Keeper: k, clock: k.Clock, seen: map[string]Observed{}}
+	kp := &keeping{Keeper: k, clock: k.Clock, seen: map[string]Observed{}, gatedIn: make(chan string, 16)}
 	if kp.clock == nil {
 		kp.clock = RealClock{}
 	}
 	kp.logs = logKeeping{store: k.Logs, clock: kp.clock, interval: k.interval(), logf: k.Logf, tails: map[string]keptTail{}}
 	if k.Scaler != nil {
-		kp.enf = newEnforcer(k.Scaler, k.Job.Keeper().Type, kp.clock, k.Logf, func(note string) {
+		kp.enf = newEnforcer(k.Scaler, KeeperType, kp.clock, k.Logf, func(note string) {
 			k.Reporter.Report(Report{Events: []Event{{Type: "Warning", Reason: ReasonTeardownFailed, Action: "Teardown", Note: note}}})
-		})
+		}, func(t string) { kp.gatedIn <- t })
 		ectx, stop := context.WithCancel(context.Background())
 		enforced := make(chan struct{})
 		go func() {
@@ -130,6 +133,8 @@ func (k *Keeper) Run(ctx context.Context) {
 			kp.timer = nil
 		case r := <-kp.logs.inflight:
 			kp.logs.landed(r)
+		case t := <-kp.gatedIn:
+			kp.gated = append(kp.gated, t)
 		case <-ctx.Done():
 			// The last step, under a context of its own.
 			final = true
@@ -220,6 +225,7 @@ func (kp *keeping) observe(obs []Observed) {
 		}
 	}
 	kp.seen, kp.replicas = now, obs
+	kp.departed = append(kp.departed, departed...)
 	kp.logs.observe(departed)
 	kp.logs.observe(obs)
 }
@@ -228,7 +234,7 @@ func (kp *keeping) observe(obs []Observed) {
 // pods around an elastic job, but in the last step (final), which
 // resizes nothing.
 func (kp *keeping) observation(final bool) observation {
-	o := observation{replicas: kp.replicas, gone: kp.gone, now: kp.clock.Now()}
+	o := observation{replicas: kp.replicas, gone: kp.gone, departed: kp.departed, gated: kp.gated, now: kp.clock.Now()}
 	if n := kp.neighbours(); n != nil && !final {
 		o.elastic = &elasticView{pods: n.Pods(), activity: n.Activity()}
 	}
@@ -271,7 +277,7 @@ func (kp *keeping) sync(ctx context.Context, force bool) {
 		return
 	}
 	kp.failed = 0
-	kp.status, kp.gone, kp.last, kp.wakeAt = written, 0, o.now, wake
+	kp.status, kp.gone, kp.departed, kp.last, kp.wakeAt = written, 0, nil, o.now, wake
 	if len(done.events) > 0 {
 		kp.Reporter.Report(Report{Events: done.events})
 	}

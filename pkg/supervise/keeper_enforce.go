@@ -6,19 +6,26 @@ import (
 	"time"
 )
 
-// enforce hands the enforcer the targets of the status as known (a
-// decision acts only once written). Before a type joins the teardown, the
+// enforce hands the enforcer what the status as known asks for (a
+// decision acts only once written): the targets, the types to gate and the
+// pods whose gate to lift. Before a type joins the teardown, the
 // replicas' last words are saved (flushTimeout at most): its pods' records
-// go with them, and the keeper with its own type.
+// go with them.
 func (kp *keeping) enforce(ctx context.Context) {
 	if kp.enf == nil {
 		return
 	}
-	ts := kp.Job.Targets(kp.status)
-	if slices.Equal(ts, kp.sent) {
-		if now := kp.clock.Now(); len(ts) > 0 && !now.Before(kp.checked.Add(driftCheck)) && kp.beyond(ts) {
+	w := wanted{targets: kp.Job.Targets(kp.status), lifts: kp.lifts()}
+	for _, t := range kp.Job.Gates(kp.status) {
+		if !slices.Contains(kp.status.Gated, t) && !slices.Contains(kp.gated, t) {
+			w.gates = append(w.gates, t)
+		}
+	}
+	if slices.Equal(w.targets, kp.sent.targets) && slices.Equal(w.gates, kp.sent.gates) && slices.Equal(w.lifts, kp.sent.lifts) {
+		if now := kp.clock.Now(); len(w.targets) > 0 && !now.Before(kp.checked.Add(driftCheck)) && kp.beyond(w.targets) {
 			kp.checked = now
-			kp.enf.want(ts, true)
+			w.check = true
+			kp.enf.want(w)
 		}
 		return
 	}
@@ -26,8 +33,21 @@ func (kp *keeping) enforce(ctx context.Context) {
 		kp.logs.save(ctx, true)
 		kp.savedFor = n
 	}
-	kp.sent = ts
-	kp.enf.want(ts, false)
+	kp.sent = w
+	kp.enf.want(w)
+}
+
+// lifts names the pods whose gate the keeper lifts (Job.Lifts).
+func (kp *keeping) lifts() []Lift {
+	var out []Lift
+	for _, r := range kp.Job.Lifts(kp.status, kp.replicas) {
+		for _, o := range kp.replicas {
+			if o.Ref == r {
+				out = append(out, Lift{Pod: kp.Job.Name + "-" + r.String(), UID: o.Pod})
+			}
+		}
+	}
+	return out
 }
 
 // driftCheck is the least time between two checks of the StatefulSets

@@ -34,6 +34,16 @@ func (s steps) Scale(_ context.Context, t string, n int32) error {
 // Replicas implements supervise.Scaler: no StatefulSet is read.
 func (s steps) Replicas(context.Context, string) (int32, bool, error) { return 0, false, nil }
 
+func (s steps) Gate(_ context.Context, t string) error {
+	s <- "gate " + t
+	return nil
+}
+
+func (s steps) Lift(_ context.Context, l supervise.Lift) error {
+	s <- "lift " + l.Pod
+	return nil
+}
+
 // next waits for the next step and fails unless it is want.
 func (s steps) next(t *testing.T, want string) {
 	t.Helper()
@@ -76,9 +86,9 @@ func (j *job) tail(ref string, st record.State, tail string) {
 }
 
 // TestKeeperKeepsLogsBeforeTeardown: under cleanPodPolicy All, the job
-// fails at worker-2's failure and every other type is released at once;
-// the keeper's own type (worker) waits until every replica told to stop
-// has said how it ended, and their tails are saved before it goes.
+// fails at worker-2's failure and every type is released at once; the
+// keeper's own StatefulSet waits until every replica told to stop has
+// said how it ended, and their tails are saved before it goes.
 func TestKeeperKeepsLogsBeforeTeardown(t *testing.T) {
 	j := newJob(t, "ps:1:1,worker:3:1", func(c *supervise.Job) { c.CleanPodPolicy = supervise.CleanAll })
 	for _, r := range []string{"ps-0", "worker-0", "worker-1", "worker-2"} {
@@ -90,17 +100,17 @@ func TestKeeperKeepsLogsBeforeTeardown(t *testing.T) {
 	runKeeper(t, k)
 
 	j.tail("worker-2", record.StateFailed, "Traceback\nboom\n")
-	s.until(t, "scale ps to 0")
+	s.until(t, "scale worker to 0")
 	j.tail("ps-0", record.StateStopped, "ps last words\n")
 	j.tail("worker-1", record.StateStopped, "w1\n")
 	before := s.until(t, "save ps-0=ps last words\n,worker-1=w1\n,worker-2=Traceback\nboom\n")
-	if slices.Contains(before, "scale worker to 0") {
-		t.Fatalf("steps %q: the keeper's own type went before worker-0 said how it ended", before)
+	if slices.Contains(before, "scale keeper to 0") {
+		t.Fatalf("steps %q: the keeper's own StatefulSet went before worker-0 said how it ended", before)
 	}
 	j.tail("worker-0", record.StateStopped, "w0\n")
-	before = s.until(t, "scale worker to 0")
+	before = s.until(t, "scale keeper to 0")
 	if !slices.Contains(before, "save ps-0=ps last words\n,worker-0=w0\n,worker-1=w1\n,worker-2=Traceback\nboom\n") {
-		t.Errorf("steps before the own type's release %q: want every tail saved", before)
+		t.Errorf("steps before the keeper's own release %q: want every tail saved", before)
 	}
 }
 
@@ -200,7 +210,7 @@ func (feed) Departed() []supervise.Observed   { return nil }
 // TestKeeperOwnTeardownSkipsUntrained: a replica whose supervisor never
 // reported (its pod still pending) is given recordGrace to report, in
 // case it started as the job ended; then it is taken to have nothing to
-// say, and the keeper's own type goes.
+// say, and the keeper's own StatefulSet goes.
 func TestKeeperOwnTeardownSkipsUntrained(t *testing.T) {
 	j := newJob(t, "ps:1:1,worker:2:1", func(c *supervise.Job) { c.CleanPodPolicy = supervise.CleanAll })
 	code := int32(1)
@@ -218,6 +228,7 @@ func TestKeeperOwnTeardownSkipsUntrained(t *testing.T) {
 	if !slices.Contains(before, "save worker-1=boom\n") {
 		t.Errorf("steps before the PS's release %q: want worker-1's tail saved", before)
 	}
+	s.until(t, "scale worker to 0")
 	// The keeper waits for the PS's record until recordGrace has passed.
 	for waiting := true; waiting; {
 		select {
@@ -235,5 +246,5 @@ func TestKeeperOwnTeardownSkipsUntrained(t *testing.T) {
 	default:
 	}
 	clock.Advance(5 * time.Second)
-	s.until(t, "scale worker to 0")
+	s.until(t, "scale keeper to 0")
 }

@@ -145,8 +145,8 @@ func TestKeeperEvaluatorGrace(t *testing.T) {
 
 // TestKeeperEvaluatorGraceExpires: an evaluator still running when its
 // time is up is stopped (its type joins stop) and released under
-// cleanPodPolicy All; the keeper's own type, which waited for it, goes
-// once it has said how it ended.
+// cleanPodPolicy All; the keeper's own StatefulSet, which waited for it,
+// goes once it has said how it ended.
 func TestKeeperEvaluatorGraceExpires(t *testing.T) {
 	j := newJob(t, "chief:1:1,evaluator:1:1,ps:1:1", func(c *supervise.Job) {
 		c.EvaluatorGrace, c.CleanPodPolicy = time.Millisecond, supervise.CleanAll
@@ -159,7 +159,7 @@ func TestKeeperEvaluatorGraceExpires(t *testing.T) {
 	j.set("ps-0", record.StateStopped, 0, 143) // released at once, it said so as its pod went
 	s := j.wait("the evaluator stopped", func(s *record.Status) bool { return slices.Contains(s.Stop, "evaluator") })
 	j.set("evaluator-0", record.StateStopped, 0, 143)
-	j.sc.await(t, "ps to 0", "evaluator to 0", "chief to 0")
+	j.sc.await(t, "chief to 0", "ps to 0", "evaluator to 0", "keeper to 0")
 	j.stop()
 	if diff := cmp.Diff([]string{"JobSucceeded", "Teardown", "EvaluatorStopped", "Teardown", "Teardown"}, j.events.events()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)

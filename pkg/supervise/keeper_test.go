@@ -152,8 +152,8 @@ func TestKeeperMassFailure(t *testing.T) {
 		j.set(fmt.Sprintf("worker-%d", i), record.StateStopped, 1, 143)
 	}
 	j.set(fmt.Sprintf("worker-%d", n-1), record.StateStopped, 0, 137)
-	j.wait("the workers released", func(s *record.Status) bool { return len(s.Teardown) == 2 })
-	j.sc.await(t, "ps to 0", "worker to 0")
+	j.wait("the workers released, then the keeper", func(s *record.Status) bool { return len(s.Teardown) == 3 })
+	j.sc.await(t, "ps to 0", "worker to 0", "keeper to 0")
 }
 
 // TestKeeperGrantsInOrder: restarts are granted one by one as they are
@@ -184,7 +184,9 @@ func TestKeeperGrantsInOrder(t *testing.T) {
 }
 
 // TestKeeperAllWorkersExact: with 1,000 workers under AllWorkers, the job
-// succeeds when the last one does, not before, and counts them all.
+// succeeds when the last one does, not before, and counts them all; while
+// the last runs, the workers' pods are gated, so that the finished ones
+// give theirs back.
 func TestKeeperAllWorkersExact(t *testing.T) {
 	const n = 1000
 	j := newJob(t, fmt.Sprintf("ps:2:1,worker:%d:1", n), func(c *supervise.Job) { c.SuccessPolicy = supervise.AllWorkers })
@@ -200,15 +202,16 @@ func TestKeeperAllWorkersExact(t *testing.T) {
 	if s.Ended() || s.ReplicaStatuses["Worker"].Succeeded != n-1 || s.ReplicaStatuses["Worker"].Active != 1 {
 		t.Fatalf("with one worker running: %+v, ended %v", s.ReplicaStatuses["Worker"], s.Ended())
 	}
+	j.wait("the workers gated", func(s *record.Status) bool { return slices.Equal(s.Gated, []string{"worker"}) })
 	j.set(fmt.Sprintf("worker-%d", n-1), record.StateSucceeded, 0, 0)
 	s = j.wait("the job to end", (*record.Status).Ended)
 	for i := range 2 {
 		j.set(fmt.Sprintf("ps-%d", i), record.StateStopped, 0, 143)
 	}
-	j.wait("every type released", func(s *record.Status) bool { return len(s.Teardown) == 2 })
-	// The finished workers go at once but the keeper's own, then the PS
-	// once it stopped, then the keeper's.
-	j.sc.await(t, "worker to 1", "ps to 0", "worker to 0")
+	j.wait("every type released", func(s *record.Status) bool { return len(s.Teardown) == 3 })
+	// The finished workers go at once, then the PS once it stopped, then
+	// the keeper's own StatefulSet.
+	j.sc.await(t, "gate worker", "worker to 0", "ps to 0", "keeper to 0")
 	j.stop()
 	if !s.IsTrue(record.JobSucceeded) || s.Succeeded["worker"].String() != fmt.Sprintf("0-%d", n-1) {
 		t.Errorf("conditions %+v, succeeded %v", s.Conditions, s.Succeeded["worker"])
@@ -217,7 +220,7 @@ func TestKeeperAllWorkersExact(t *testing.T) {
 	if diff := cmp.Diff(want, s.ReplicaStatuses); diff != "" {
 		t.Errorf("replicaStatuses, active ones counted as succeeded as Kubeflow does (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"JobSucceeded", "Teardown"}, j.events.events()); diff != "" {
+	if diff := cmp.Diff([]string{"JobSucceeded", "Teardown", "Teardown"}, j.events.events()); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
@@ -277,8 +280,8 @@ func TestKeeperSuspended(t *testing.T) {
 }
 
 // TestKeeperRunningPolicyReleasesOnceSaid: under cleanPodPolicy Running
-// a type is released once every replica of it has said how it ended,
-// finished types with the rest, and the keeper's own type last.
+// a type is released once every replica of it has said how it ended, a
+// finished type at once, and the keeper's own StatefulSet last.
 func TestKeeperRunningPolicyReleasesOnceSaid(t *testing.T) {
 	j := newJob(t, "chief:1:1,ps:1:1,worker:2:1", nil)
 	for _, r := range []string{"chief-0", "ps-0", "worker-0", "worker-1"} {
@@ -287,15 +290,17 @@ func TestKeeperRunningPolicyReleasesOnceSaid(t *testing.T) {
 	j.keep(-1)
 	j.set("chief-0", record.StateSucceeded, 0, 0)
 	s := j.wait("the job to end", (*record.Status).Ended)
-	if diff := cmp.Diff([]string{"ps", "worker"}, s.Stop); diff != "" || len(s.Teardown) != 0 {
-		t.Fatalf("stop %v (-want +got): %s; teardown %v, want none yet", s.Stop, diff, s.Teardown)
+	if diff := cmp.Diff([]string{"ps", "worker"}, s.Stop); diff != "" || !slices.Equal(s.Teardown, []string{"chief"}) {
+		t.Fatalf("stop %v (-want +got): %s; teardown %v, want the chief's finished type alone", s.Stop, diff, s.Teardown)
 	}
 	j.set("worker-0", record.StateSucceeded, 0, 0) // it had finished
 	j.set("ps-0", record.StateStopped, 0, 143)
-	j.wait("the parameter server released", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"ps"}) })
+	j.wait("the parameter server released", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"chief", "ps"}) })
 	j.set("worker-1", record.StateStopped, 0, 143)
-	j.wait("every type released", func(s *record.Status) bool { return slices.Equal(s.Teardown, []string{"ps", "worker", "chief"}) })
-	j.sc.await(t, "ps to 0", "worker to 0", "chief to 0")
+	j.wait("every type released", func(s *record.Status) bool {
+		return slices.Equal(s.Teardown, []string{"chief", "ps", "worker", supervise.KeeperType})
+	})
+	j.sc.await(t, "chief to 0", "ps to 0", "worker to 0", "keeper to 0")
 }
 
 // TestKeeperCountsLateRecords: records that reach the keeper after the

@@ -86,7 +86,7 @@ func TestStopTypes(t *testing.T) {
 		states map[string]record.State
 		want   []string
 	}{
-		{"All, own last", supervise.CleanAll, "ps", nil, []string{"chief", "worker", "ps"}},
+		{"All", supervise.CleanAll, "ps", nil, []string{"chief", "ps", "worker"}},
 		{"None", supervise.CleanNone, "chief", nil, nil},
 		{"Running skips finished types", supervise.CleanRunning, "chief",
 			map[string]record.State{"chief-0": ok, "worker-0": ok, "worker-1": run}, []string{"ps", "worker"}},
@@ -98,7 +98,7 @@ func TestStopTypes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			j := &supervise.Job{Layout: l, CleanPodPolicy: tt.policy}
-			if diff := cmp.Diff(tt.want, j.StopTypes(in(tt.states, ok, bad), tt.self)); diff != "" {
+			if diff := cmp.Diff(tt.want, j.StopTypes(in(tt.states, ok, bad))); diff != "" {
 				t.Errorf("StopTypes (-want +got):\n%s", diff)
 			}
 		})
@@ -120,31 +120,6 @@ func TestIsMaster(t *testing.T) {
 		cfg := &supervise.Config{Job: &supervise.Job{Layout: roles(tc.layout)}, Self: tc.self}
 		if got := cfg.IsMaster(); got != tc.want {
 			t.Errorf("%s as %s: IsMaster = %v, want %v", tc.layout, tc.self, got, tc.want)
-		}
-	}
-}
-
-func TestKeeper(t *testing.T) {
-	for _, tc := range []struct {
-		layout  string
-		success string
-		want    supervise.Ref
-	}{
-		{"chief:1:1,ps:1:1,worker:2:1", "", supervise.Ref{Type: "chief"}},
-		{"master:1:1,worker:2:1", "", supervise.Ref{Type: "master"}},
-		{"ps:1:1,worker:2:1", "", supervise.Ref{Type: "worker"}},
-		{"chief:1:1,worker:2:1", "worker-1", supervise.Ref{Type: "worker", Index: 1}},
-		{"scheduler:1:1,server:1:1,worker:2:1", "", supervise.Ref{Type: "scheduler"}},
-		{"tuner:2:1,tunerserver:1:1", "", supervise.Ref{Type: "tuner"}},
-		{"evaluator:1:1,ps:1:1", "", supervise.Ref{Type: "evaluator"}},
-	} {
-		j := &supervise.Job{Layout: roles(tc.layout)}
-		if tc.success != "" {
-			ref, _ := supervise.ParseRef(tc.success)
-			j.SuccessReplica = &ref
-		}
-		if got := j.Keeper(); got != tc.want {
-			t.Errorf("%s: Keeper = %s, want %s", tc.layout, got, tc.want)
 		}
 	}
 }

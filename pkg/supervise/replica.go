@@ -44,23 +44,9 @@ func (r *replica) hold() (why string, final bool) {
 	return "", false
 }
 
-// released reports whether the job gave back this replica's pod.
-func (r *replica) released() bool { return r.cfg.Released(r.job) }
-
-// Released reports whether the job, as s has it, gave back this replica's
-// pod: its type is torn down, or its StatefulSet shrank below it
-// (Job.Targets). A nil s has released nothing.
-func (c *Config) Released(s *record.Status) bool {
-	if s == nil {
-		return false
-	}
-	for _, t := range c.Job.Targets(s) {
-		if t.Type == c.Self.Type && c.Self.Index >= t.Replicas {
-			return true
-		}
-	}
-	return false
-}
+// released reports whether the job gave back this replica's pod
+// (Config.GivenBack).
+func (r *replica) released() bool { return r.cfg.GivenBack(r.job, &r.rec) }
 
 // pastDeadline reports whether the job's active deadline, counted from
 // its recorded start, has passed (the keeper then fails the job).
@@ -214,7 +200,7 @@ func (r *replica) exited(ex Exit, stopped string) (restart bool) {
 		r.rec.LogTail = record.Tail(ex.Tail)
 	}
 	rep := Report{Replica: r.rec, Exit: &ex, Events: events}
-	if stopped == ReasonJobEnded && !r.cfg.IsKeeper() { // the keeper's own type waits for its record
+	if stopped == ReasonJobEnded {
 		rep.Defer, rep.Spread = r.cfg.Job.spread(), r.cfg.Job.spread()
 	}
 	r.rep.Report(rep)

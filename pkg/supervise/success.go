@@ -79,7 +79,7 @@ func (j *Job) successNote(n *record.Status) string {
 	if j.SuccessReplica != nil {
 		return "replica " + j.SuccessReplica.String() + " succeeded"
 	}
-	k := j.Keeper()
+	k := j.decider()
 	workers := j.replicas("worker")
 	switch {
 	case k.Type == "worker" && j.SuccessPolicy == AllWorkers:

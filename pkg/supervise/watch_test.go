@@ -85,7 +85,7 @@ func TestWatcherCountsEachExitOnce(t *testing.T) {
 	if c := s.Condition(record.JobFailed); c == nil || c.Reason != supervise.ReasonBackoffLimitExceeded {
 		t.Errorf("Failed condition %+v, want BackoffLimitExceeded", c)
 	}
-	if diff := cmp.Diff([]string{"ps to 0", "worker to 0", "chief to 0"}, f.sc.scaledTo()); diff != "" {
+	if diff := cmp.Diff([]string{"chief to 0", "ps to 0", "worker to 0", "keeper to 0"}, f.sc.scaledTo()); diff != "" {
 		t.Errorf("scaled (-want +got):\n%s", diff)
 	}
 }
@@ -120,7 +120,7 @@ func TestWatcherSuccess(t *testing.T) {
 	if diff := cmp.Diff([]string{"JobSucceeded", "Teardown"}, f.jobRep.events()); diff != "" {
 		t.Errorf("the keeper's events (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"ps to 0", "worker to 0", "chief to 0"}, f.sc.scaledTo()); diff != "" {
+	if diff := cmp.Diff([]string{"chief to 0", "ps to 0", "worker to 0", "keeper to 0"}, f.sc.scaledTo()); diff != "" {
 		t.Errorf("scaled (-want +got):\n%s", diff)
 	}
 }
@@ -239,7 +239,7 @@ func TestWatcherStoppedAwaitsTeardown(t *testing.T) {
 	f.board.PodReporter(supervise.Ref{Type: "chief"}, "pod-chief").Report(supervise.Report{Replica: record.Replica{State: record.StateSucceeded}})
 	// The workers never ran: they go at once. settleTimeout is a minute,
 	// and the keeper's clock is the real one.
-	f.sc.await(t, "worker to 0", "ps to 0", "chief to 0")
+	f.sc.await(t, "chief to 0", "worker to 0", "ps to 0", "keeper to 0")
 	if e := f.replica(t); e.State != record.StateStopped {
 		t.Errorf("the PS's record %+v, want Stopped", e)
 	}

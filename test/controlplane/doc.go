@@ -26,8 +26,9 @@
 // 1.36): those come from bin/kube-1.X/, where `make tools` builds, per
 // minor, only what the tests run (hack/tools/install.sh, KUBE_OLDER):
 // for 1.34 kube-apiserver, kube-controller-manager, kube-scheduler and
-// the kubelet (a whole cluster); for 1.35 kube-apiserver and the kubelet
-// (beside the newest control plane, a skew Kubernetes supports:
+// the kubelet (a whole cluster); for 1.35 kube-apiserver,
+// kube-controller-manager (which type-checks admission policies) and the
+// kubelet (beside the newest control plane, a skew Kubernetes supports:
 // NodeOptions.KubeletVersion); for 1.36 kube-apiserver. Start checks
 // that the API server, and the Node's kubelet, report the minor asked
 // for. Every flag given here is one 1.34 knows; a gate of

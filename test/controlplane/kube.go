@@ -16,7 +16,8 @@ import (
 // from BinDir; each older one from BinDir/kube-MINOR/, where `make tools`
 // builds only what the tests of that minor run (hack/tools/install.sh,
 // KUBE_OLDER): for 1.34 the API server, controller-manager, scheduler and
-// kubelet; for 1.35 the API server and kubelet; for 1.36 the API server.
+// kubelet; for 1.35 the API server, controller-manager and kubelet; for
+// 1.36 the API server.
 var KubeVersions = []string{"1.34", "1.35", "1.36", tfgenversion.KubeVersion}
 
 // WorkloadAPI is what a cluster needs for --gang-scheduler kubernetes

@@ -38,9 +38,12 @@ func TestServiceAccountRBAC(t *testing.T) {
 		{[]string{"watch", "configmaps/alpha"}, true},
 		{[]string{"patch", "configmaps/alpha"}, false},
 		{[]string{"patch", "statefulsets.apps/alpha-worker", "--subresource=scale"}, true},
-		{[]string{"get", "statefulsets.apps/alpha-worker", "--subresource=scale"}, true}, // the keeper checks for drift
-		{[]string{"get", "statefulsets.apps/alpha-worker"}, true},                        // helm test reads them
-		{[]string{"patch", "statefulsets.apps/alpha-ps"}, false},
+		{[]string{"get", "statefulsets.apps/alpha-worker", "--subresource=scale"}, true},   // the keeper checks for drift
+		{[]string{"get", "statefulsets.apps/alpha-worker"}, true},                          // helm test reads them
+		{[]string{"patch", "statefulsets.apps/alpha-ps"}, true},                            // the gate of finished replicas (the admission policy holds it to that)
+		{[]string{"patch", "statefulsets.apps/alpha-keeper", "--subresource=scale"}, true}, // the keeper scales itself to 0 last
+		{[]string{"patch", "statefulsets.apps/alpha-keeper"}, false},
+		{[]string{"get", "statefulsets.apps/alpha-keeper"}, false},
 		{[]string{"update", "statefulsets.apps/alpha-worker"}, false},
 		{[]string{"update", "statefulsets.apps/alpha-worker", "--subresource=scale"}, false},
 		{[]string{"get", "pods"}, true},
@@ -67,6 +70,8 @@ func TestServiceAccountRBAC(t *testing.T) {
 		{[]string{"update", "configmaps/beta"}, false},
 		{[]string{"get", "statefulsets.apps/beta-worker"}, false},
 		{[]string{"patch", "statefulsets.apps/beta-worker", "--subresource=scale"}, false},
+		{[]string{"patch", "statefulsets.apps/beta-worker"}, false},
+		{[]string{"patch", "statefulsets.apps/beta-keeper", "--subresource=scale"}, false},
 		// Secrets and the cluster.
 		{[]string{"get", "secrets"}, false},
 		{[]string{"list", "secrets"}, false},
@@ -123,8 +128,9 @@ func TestServiceAccountRBAC(t *testing.T) {
 		"configmaps [] [alpha] [get update watch]",
 		"events.events.k8s.io [] [] [create]",
 		"pods [] [] [get list watch patch]",
-		"statefulsets.apps [] [alpha-ps] [get]",
-		"statefulsets.apps [] [alpha-worker] [get]",
+		"statefulsets.apps [] [alpha-ps] [get patch]",
+		"statefulsets.apps [] [alpha-worker] [get patch]",
+		"statefulsets.apps/scale [] [alpha-keeper] [get patch]",
 		"statefulsets.apps/scale [] [alpha-ps] [get patch]",
 		"statefulsets.apps/scale [] [alpha-worker] [get patch]",
 	}

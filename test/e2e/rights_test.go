@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/tfgen/tfgen/test/controlplane"
 	"github.com/tfgen/tfgen/test/harness"
 )
 
@@ -133,12 +134,23 @@ func TestAdmissionPolicyEndpointSlices(t *testing.T) {
 // a pod's projected token is.
 func boundClient(t *testing.T, c *cluster, ns, account string, pod *corev1.Pod) *kubernetes.Clientset {
 	t.Helper()
-	tr, err := c.cp.Client().CoreV1().ServiceAccounts(ns).CreateToken(t.Context(), account, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
-		BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}}}, metav1.CreateOptions{})
+	return tokenClient(t, c.cp, ns, account, pod)
+}
+
+// tokenClient is a client of account in ns on cp with a token of its own
+// (TokenRequest): bound to pod as a pod's projected token is, or with pod
+// nil bound to nothing, as the Secret J-tfjob-token's is.
+func tokenClient(t *testing.T, cp *controlplane.ControlPlane, ns, account string, pod *corev1.Pod) *kubernetes.Clientset {
+	t.Helper()
+	req := &authenticationv1.TokenRequest{}
+	if pod != nil {
+		req.Spec.BoundObjectRef = &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}
+	}
+	tr, err := cp.Client().CoreV1().ServiceAccounts(ns).CreateToken(t.Context(), account, req, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := rest.AnonymousClientConfig(c.cp.RestConfig())
+	rc := rest.AnonymousClientConfig(cp.RestConfig())
 	rc.BearerToken = tr.Status.Token
 	cs, err := kubernetes.NewForConfig(rc)
 	if err != nil {

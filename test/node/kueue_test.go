@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/job"
@@ -99,17 +100,22 @@ func (q *kueueQueue) group(cpu string) object {
 		"resources": []any{object{"name": "cpu", "nominalQuota": cpu}, object{"name": "memory", "nominalQuota": "8Gi"}}}}}
 }
 
-// setCPU changes the ClusterQueue's CPU quota.
+// setCPU changes the ClusterQueue's CPU quota, again on a conflict with
+// Kueue's own writes to it (its finalizer, its status).
 func (q *kueueQueue) setCPU(t *testing.T, cpu string) {
 	t.Helper()
-	cq, err := q.dyn.Resource(clusterQueues).Get(t.Context(), q.name, metav1.GetOptions{})
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cq, err := q.dyn.Resource(clusterQueues).Get(t.Context(), q.name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedSlice(cq.Object, []any{q.group(cpu)}, "spec", "resourceGroups"); err != nil {
+			return err
+		}
+		_, err = q.dyn.Resource(clusterQueues).Update(t.Context(), cq, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unstructured.SetNestedSlice(cq.Object, []any{q.group(cpu)}, "spec", "resourceGroups"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q.dyn.Resource(clusterQueues).Update(t.Context(), cq, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -109,6 +109,52 @@ func (c *Client) StatefulSetReplicas(ctx context.Context, ns, name string) (int3
 	return scale.Spec.Replicas, err
 }
 
+// GateStatefulSet adds the scheduling gate gate to the pod template of
+// StatefulSet ns/name (a strategic merge patch, which keeps the template's
+// other gates and adds none twice) and returns its generation after the
+// patch.
+func (c *Client) GateStatefulSet(ctx context.Context, ns, name, gate string) (int64, error) {
+	body, err := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		"schedulingGates": []map[string]string{{"name": gate}}}}}})
+	if err != nil {
+		return 0, err
+	}
+	var sts statefulSetGenerations
+	err = c.do(ctx, "gate statefulset "+ns+"/"+name, http.MethodPatch, groupPath("apps/v1", ns, "statefulsets", name), ContentStrategicMergePatch, body, &sts)
+	return sts.Metadata.Generation, err
+}
+
+// StatefulSetObserved returns the generation of StatefulSet ns/name that
+// its controller has seen (status.observedGeneration).
+func (c *Client) StatefulSetObserved(ctx context.Context, ns, name string) (int64, error) {
+	var sts statefulSetGenerations
+	err := c.do(ctx, "get statefulset "+ns+"/"+name, http.MethodGet, groupPath("apps/v1", ns, "statefulsets", name), "", nil, &sts)
+	return sts.Status.ObservedGeneration, err
+}
+
+// statefulSetGenerations is the part of a StatefulSet the gate's calls
+// read.
+type statefulSetGenerations struct {
+	Metadata struct {
+		Generation int64 `json:"generation"`
+	} `json:"metadata"`
+	Status struct {
+		ObservedGeneration int64 `json:"observedGeneration"`
+	} `json:"status"`
+}
+
+// LiftPodGate removes the scheduling gate gate from pod ns/name, if that
+// pod still has UID uid (a precondition: a pod made again under the same
+// name is not touched).
+func (c *Client) LiftPodGate(ctx context.Context, ns, name, uid, gate string) error {
+	body, err := json.Marshal(map[string]any{"metadata": map[string]string{"uid": uid},
+		"spec": map[string]any{"schedulingGates": []map[string]string{{"$patch": "delete", "name": gate}}}})
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, "lift the gate of pod "+ns+"/"+name, http.MethodPatch, corePath(ns, "pods", name), ContentStrategicMergePatch, body, nil)
+}
+
 // CreateEvent creates an events.k8s.io/v1 Event in its namespace.
 func (c *Client) CreateEvent(ctx context.Context, ev *kube.Event) error {
 	what := "create event " + ev.Reason

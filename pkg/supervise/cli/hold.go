@@ -20,9 +20,7 @@ cannot hold back once it runs, so a pod recreated after the job ended (by an
 eviction, a drain, node loss) or after its replica finished would train
 again. tfsupervisor hold reads the job's status first: it exits 0 when the
 replica may train; otherwise it reports the replica Idle and waits for
-SIGTERM, so that the pod never gets past its init containers. In the
-keeper's replica it keeps the job meanwhile, so that a keeper's pod
-recreated after the job ended still finishes the job's teardown.
+SIGTERM, so that the pod never gets past its init containers.
 
 Example:
   tfsupervisor hold --job mnist --roles ps:1:2222,worker:2:2222 --replica-type worker`
@@ -53,7 +51,7 @@ func (o *options) hold(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, client, err := connect(ctx, cfg, true, stderr)
+	d, client, err := connect(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -64,8 +62,6 @@ func (o *options) hold(ctx context.Context, stderr io.Writer) error {
 	if err := o.refuseSkew(ctx, cfg, d, client, supervise.PodNeeds{RestartRules: true}); err != nil {
 		return err
 	}
-	stopKeeper := d.keep(ctx)
-	defer stopKeeper()
 	held, err := supervise.Hold(ctx, cfg, d.status, d.reporter, d.previous)
 	if err != nil || !held {
 		return err

@@ -132,23 +132,15 @@ func podIdentity() identity {
 
 // Config turns the options into a supervise.Config for the pod id.
 func (o *options) Config(id identity) (*supervise.Config, error) {
-	var errs []error
+	j, jerrs := o.jobPolicy(id.namespace)
+	errs := jerrs
 	add := func(err error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	j := &supervise.Job{Name: o.job, Namespace: id.namespace, ActiveDeadline: o.activeDeadline,
-		SuccessPolicy: o.successPolicy, EvaluatorGrace: o.evaluatorGrace, RestartScope: o.restartScope,
-		BackoffLimit: o.backoffLimit.n}
-	j.Layout = &cluster.Layout{Job: o.job, Framework: o.framework, ClusterDomain: o.clusterDomain,
-		ExcludeEvaluator: o.excludeEvaluator, Sparse: o.sparse}
 	c := &supervise.Config{Job: j, Pod: id.pod, GracePeriod: o.gracePeriod}
 	var err error
-	if o.roles != "" {
-		j.Layout.Roles, err = cluster.ParseRoles(o.roles)
-		add(err)
-	}
 	c.Self.Type = strings.ToLower(o.replicaType)
 	if c.Self.Type == "" {
 		c.Self.Type = typeFromPod(o.job, id.pod)
@@ -170,6 +162,31 @@ func (o *options) Config(id identity) (*supervise.Config, error) {
 	c.Policy.Backoff, err = supervise.ParseBackoff(o.restartBackoff)
 	add(err)
 	c.Policy.MaxRestarts = o.maxRestarts.n
+	if len(errs) == 0 {
+		add(c.Validate())
+	}
+	return c, errors.Join(errs...)
+}
+
+// jobPolicy turns the job-wide options into the job's policy, in
+// namespace, unvalidated, and the problems found.
+func (o *options) jobPolicy(namespace string) (*supervise.Job, []error) {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	j := &supervise.Job{Name: o.job, Namespace: namespace, ActiveDeadline: o.activeDeadline,
+		SuccessPolicy: o.successPolicy, EvaluatorGrace: o.evaluatorGrace, RestartScope: o.restartScope,
+		BackoffLimit: o.backoffLimit.n}
+	j.Layout = &cluster.Layout{Job: o.job, Framework: o.framework, ClusterDomain: o.clusterDomain,
+		ExcludeEvaluator: o.excludeEvaluator, Sparse: o.sparse}
+	var err error
+	if o.roles != "" {
+		j.Layout.Roles, err = cluster.ParseRoles(o.roles)
+		add(err)
+	}
 	if o.successReplica != "" {
 		ref, err := supervise.ParseRef(o.successReplica)
 		add(err)
@@ -197,10 +214,17 @@ func (o *options) Config(id identity) (*supervise.Config, error) {
 		j.Elastic = &supervise.Elastic{Min: lo, Max: hi}
 	}
 	j.HoldFinished = o.holdFinished
+	return j, errs
+}
+
+// Job turns the job-wide options into the job's policy, validated, in
+// namespace: what the keeper keeps.
+func (o *options) Job(namespace string) (*supervise.Job, error) {
+	j, errs := o.jobPolicy(namespace)
 	if len(errs) == 0 {
-		add(c.Validate())
+		errs = append(errs, j.Validate())
 	}
-	return c, errors.Join(errs...)
+	return j, errors.Join(errs...)
 }
 
 // typeFromPod reads the replica type from a StatefulSet pod name J-t-i;

@@ -26,6 +26,6 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(stderr), newWatchCmd(stderr), newInstallCmd(stdout), newVersionCmd(stdout), newHoldCmd(stderr))
+	root.AddCommand(newRunCmd(stderr), newWatchCmd(stderr), newInstallCmd(stdout), newVersionCmd(stdout), newHoldCmd(stderr), newKeepCmd(stderr))
 	return root
 }

@@ -37,7 +37,7 @@ func (o *options) run(ctx context.Context, fs *pflag.FlagSet, args []string, std
 	}
 	stopKeeper := d.keep(ctx)
 	// In a pod the supervisor stays once its replica is done: the kubelet
-	// would only start it again, and it may host the job's keeper.
+	// would only start it again.
 	sup := &supervise.Supervisor{Config: cfg, Runner: proc.GatedRunner{Runner: proc.NewRunner(cfg.Logf), Ready: ready}, Status: d.status,
 		Reporter: d.reporter, Signals: sigs, Previous: d.previous, Linger: d.inPod, Complete: o.complete, ClusterEnv: true}
 	// The end of the output goes into the replica's record, where it

@@ -37,8 +37,7 @@ the pod stays and nothing trains again, until SIGTERM.
 With --socket instead of --container, it is the API-facing half of a
 wrap-mode replica (the pod's native sidecar): tfsupervisor run --socket in
 the training container sends it every report, and it publishes them on the
-pod, sends back the job's status, and hosts the job's keeper in the keeper's
-replica. On SIGTERM it serves on until the training container hangs up, at
+pod and sends back the job's status. On SIGTERM it serves on until the training container hangs up, at
 most --grace-period. With --complete it also ends, without waiting for
 SIGTERM, once the training container has hung up and the job has given
 the pod back.
@@ -87,7 +86,7 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 	if cfg.Job.RestartScope == supervise.RestartScopeJob {
 		return errors.New("restart scope Job restarts training processes in place, which only wrap mode (tfsupervisor run) can do")
 	}
-	d, client, err := connect(ctx, cfg, true, stderr)
+	d, client, err := connect(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -95,12 +94,10 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 		return errors.New("watch follows its pod through the API server: set KUBERNETES_SERVICE_HOST or KUBECONFIG")
 	}
 	o.publish(ctx, cfg, client, d.podUID)
-	stopKeeper := d.keep(ctx)
 	pods := client.WatchPod(ctx, cfg.Job.Namespace, cfg.Pod, cfg.Logf)
 	w := &supervise.Watcher{Config: cfg, Statuses: containerStatuses(ctx, pods, container),
 		Status: d.status, Reporter: d.reporter, Previous: d.previous, Complete: o.complete}
 	res := w.Run(ctx)
-	stopKeeper()
 	if err := writeTermination(o.terminationLog, res); err != nil {
 		cfg.Logf("%v", err)
 	}
@@ -111,8 +108,7 @@ func (o *options) watch(ctx context.Context, container string, stderr io.Writer)
 }
 
 // serve is wrap mode's sidecar: it relays the training container's reports
-// to the API server and the job's status back, and runs the keeper in the
-// keeper's replica.
+// to the API server and the job's status back.
 func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 	tuneRuntime(false)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
@@ -121,7 +117,7 @@ func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, client, err := connect(ctx, cfg, true, stderr)
+	d, client, err := connect(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -137,13 +133,12 @@ func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	stopKeeper := d.keep(ctx)
 	srv := &relay.Server{Status: d.status, Reporter: d.reporter, Previous: d.previous, Drain: cfg.GracePeriod + drainMargin, Logf: cfg.Logf}
 	if o.complete {
 		// The training container's supervisor exits once the job gives
 		// the pod back (--complete); this one ends with it.
-		srv.EndWhen = func(s *record.Status) bool {
-			if !cfg.Released(s) {
+		srv.EndWhen = func(s *record.Status, rec *record.Replica) bool {
+			if !cfg.GivenBack(s, rec) {
 				return false
 			}
 			cfg.Logf("the training container has hung up and the job gave the pod back: ending with it")
@@ -151,7 +146,6 @@ func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 		}
 	}
 	srv.Serve(ctx, ln)
-	stopKeeper()
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
 	if err := d.reporter.Flush(fctx); err != nil {

@@ -24,11 +24,10 @@ const (
 	LabelJobRole      = "training.kubeflow.org/job-role"
 )
 
-// connect wires the status, the reporter and, in the keeper's replica
-// when keep is set, the keeper: through the API server when there is
-// one (returned too), else in memory and on stderr (with a keeper of this
-// replica alone, and no client).
-func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Writer) (*deps, *rest.Client, error) {
+// connect wires the replica's status and reporter: through the API server
+// when there is one (returned too), else in memory and on stderr (with a
+// keeper of this replica alone, and no client).
+func connect(ctx context.Context, cfg *supervise.Config, stderr io.Writer) (*deps, *rest.Client, error) {
 	log := &report.Log{W: stderr, Replica: cfg.Self.String()}
 	rc, err := rest.LoadConfig()
 	if err != nil {
@@ -45,7 +44,7 @@ func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Wr
 	if err != nil {
 		return nil, nil, err
 	}
-	pod, err := ownPod(ctx, client, cfg)
+	pod, err := ownPod(ctx, client, job.Namespace, cfg.Pod, cfg.Logf)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -53,50 +52,55 @@ func connect(ctx context.Context, cfg *supervise.Config, keep bool, stderr io.Wr
 	if cfg.IsMaster() {
 		labels[LabelJobRole] = "master"
 	}
-	store := func() *record.ConfigMap {
-		return &record.ConfigMap{Client: client, Watcher: client, Namespace: job.Namespace, Name: job.Name, Logf: cfg.Logf}
-	}
-	reporters := report.Multi{log, report.NewAPI(client, job.Namespace, cfg.Pod, pod.UID, labels, cfg.Logf)}
-	d := &deps{status: store(), inPod: true, podUID: pod.UID, pod: pod}
+	d := &deps{status: store(client, job, cfg.Logf), inPod: true, podUID: pod.UID, pod: pod,
+		reporter: report.Multi{log, report.NewAPI(client, job.Namespace, cfg.Pod, pod.UID, labels, cfg.Logf)}}
 	if rec, ok := record.ReplicaFromAnnotations(pod.Annotations); ok {
 		d.previous = &rec
 	}
-	if keep && cfg.IsKeeper() {
-		pods := podwatch.Start(ctx, client, job.Namespace, job.Name, cfg.Logf)
-		reporters = append(reporters, pods.Reporter(cfg.Pod))
-		events := report.Multi{log, report.NewAPI(client, job.Namespace, cfg.Pod, pod.UID, nil, cfg.Logf)}
-		logs := &record.Logs{Client: client, Namespace: job.Namespace, Name: record.LogsName(job.Name)}
-		d.keeper = &supervise.Keeper{Job: job, Store: store(), Reporter: events, Scaler: statefulSets{client, job.Namespace, job.Name},
-			Replicas: pods, Logs: logs, Logf: cfg.Logf}
-		if job.Elastic != nil {
-			d.keeper.Neighbours = podwatch.StartNeighbours(ctx, client, job.Namespace, cfg.Logf)
-		}
-	}
-	d.reporter = reporters
 	return d, client, nil
 }
 
-// ownPod reads the replica's pod, retrying until ctx ends (kube.DefaultRetry):
+// store is the job's record ConfigMap J.
+func store(client *rest.Client, job *supervise.Job, logf func(string, ...any)) *record.ConfigMap {
+	return &record.ConfigMap{Client: client, Watcher: client, Namespace: job.Namespace, Name: job.Name, Logf: logf}
+}
+
+// keeper wires the job's keeper in its own pod: the job's pods
+// (podwatch), its status, its StatefulSets, its logs ConfigMap, and the
+// job's Events about the keeper's pod.
+func keeper(ctx context.Context, job *supervise.Job, client *rest.Client, pod *kube.Pod, stderr io.Writer, logf func(string, ...any)) *supervise.Keeper {
+	log := &report.Log{W: stderr, Replica: supervise.KeeperType}
+	k := &supervise.Keeper{Job: job, Store: store(client, job, logf), Replicas: podwatch.Start(ctx, client, job.Namespace, job.Name, logf),
+		Reporter: report.Multi{log, report.NewAPI(client, job.Namespace, pod.Name, pod.UID, nil, logf)},
+		Scaler:   statefulSets{client, job.Namespace, job.Name}, Logs: &record.Logs{Client: client, Namespace: job.Namespace, Name: record.LogsName(job.Name)},
+		Logf: logf}
+	if job.Elastic != nil {
+		k.Neighbours = podwatch.StartNeighbours(ctx, client, job.Namespace, logf)
+	}
+	return k
+}
+
+// ownPod reads pod ns/name, retrying until ctx ends (kube.DefaultRetry):
 // a busy API server refuses a thousand supervisors starting at once (429)
 // for minutes, and nothing can be done without the pod.
-func ownPod(ctx context.Context, client *rest.Client, cfg *supervise.Config) (*kube.Pod, error) {
+func ownPod(ctx context.Context, client *rest.Client, ns, name string, logf func(string, ...any)) (*kube.Pod, error) {
 	var pod *kube.Pod
 	err := kube.DefaultRetry.Do(ctx, func(ctx context.Context) (err error) {
-		pod, err = client.GetPod(ctx, cfg.Job.Namespace, cfg.Pod)
+		pod, err = client.GetPod(ctx, ns, name)
 		return err
 	}, func(attempt int, err error, wait time.Duration) {
 		if attempt <= 3 || attempt%10 == 0 {
-			cfg.Logf("read own pod: %v; again in %v", err, wait.Round(time.Millisecond))
+			logf("read own pod: %v; again in %v", err, wait.Round(time.Millisecond))
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read own pod %s/%s: %w", cfg.Job.Namespace, cfg.Pod, err)
+		return nil, fmt.Errorf("read own pod %s/%s: %w", ns, name, err)
 	}
 	return pod, nil
 }
 
 // statefulSets scales the job's StatefulSets, J-<type>, through their
-// scale subresource.
+// scale subresource, and gates their pods.
 type statefulSets struct {
 	client  *rest.Client
 	ns, job string
@@ -121,6 +125,39 @@ func (s statefulSets) Replicas(ctx context.Context, t string) (int32, bool, erro
 	return n, err == nil, err
 }
 
+// Gate implements supervise.Scaler: the gate is patched into type t's
+// template, then the StatefulSet read until its controller has seen that
+// generation (status.observedGeneration), so that every pod it makes from
+// then on is gated.
+func (s statefulSets) Gate(ctx context.Context, t string) error {
+	name := s.job + "-" + t
+	gen, err := s.client.GateStatefulSet(ctx, s.ns, name, supervise.FinishedGate)
+	if err != nil {
+		return err
+	}
+	return observedRetry.Do(ctx, func(ctx context.Context) error {
+		seen, err := s.client.StatefulSetObserved(ctx, s.ns, name)
+		if err == nil && seen < gen {
+			err = fmt.Errorf("statefulset %s/%s: its controller has seen generation %d of %d", s.ns, name, seen, gen)
+		}
+		return err
+	}, nil)
+}
+
+// observedRetry paces the reads of a StatefulSet whose controller has not
+// yet seen its new template: it sees it within a watch event's round
+// trip.
+var observedRetry = kube.Retry{Initial: 20 * time.Millisecond, Max: 500 * time.Millisecond}
+
+// Lift implements supervise.Scaler.
+func (s statefulSets) Lift(ctx context.Context, l supervise.Lift) error {
+	err := s.client.LiftPodGate(ctx, s.ns, l.Pod, l.UID, supervise.FinishedGate)
+	if kube.IsNotFound(err) || kube.IsConflict(err) {
+		return nil // gone, or made again: the keeper sees it anew
+	}
+	return err
+}
+
 // The API client is what the record, the reports and the keeper's pod
 // watches take.
 var (
@@ -135,6 +172,6 @@ func (o *options) wire(ctx context.Context, cfg *supervise.Config, stderr io.Wri
 	if o.socket != "" {
 		return relayed(ctx, cfg, o.socket, stderr)
 	}
-	d, _, err := connect(ctx, cfg, true, stderr)
+	d, _, err := connect(ctx, cfg, stderr)
 	return d, err
 }

@@ -32,15 +32,12 @@ var _ Client = (*rest.Client)(nil)
 
 // Feed follows the pods of one job; it implements supervise.ReplicaFeed.
 type Feed struct {
-	job      string
-	mu       sync.Mutex
-	pods     map[string]supervise.Observed // by pod name
-	changed  chan struct{}
-	own      string          // the pod of this process's replica, if any
-	ownRec   *record.Replica // its record as this process last reported it
-	ownOnPod record.Replica  // its record as its pod last carried it
-	synced   bool            // the pods have been listed
-	gone     []supervise.Observed
+	job     string
+	mu      sync.Mutex
+	pods    map[string]supervise.Observed // by pod name
+	changed chan struct{}
+	synced  bool // the pods have been listed
+	gone    []supervise.Observed
 }
 
 var _ supervise.ReplicaFeed = (*Feed)(nil)
@@ -90,59 +87,9 @@ func (f *Feed) set(p *kube.Pod) {
 		return
 	}
 	rec, _ := record.ReplicaFromAnnotations(p.Annotations)
-	unsaved := false
-	if p.Name == f.own {
-		f.ownOnPod = rec
-		if f.ownRec != nil {
-			// newer than the pod as the API last told it
-			rec, unsaved = *f.ownRec, !f.ownRec.HeldBy(rec)
-		}
-	}
 	rec = rec.OnPod(p.Status.Phase == "Running" && p.DeletionTimestamp == "")
-	f.pods[p.Name] = supervise.Observed{Ref: ref, Pod: p.UID, Replica: rec, Unsaved: unsaved}
+	f.pods[p.Name] = supervise.Observed{Ref: ref, Pod: p.UID, Replica: rec, Gated: p.Gated(supervise.FinishedGate)}
 }
-
-// Reporter returns a Reporter of the record of pod, which this process's
-// replica reports on: the feed takes each record at once, ahead of the
-// pod's watch (the keeper need not wait for its own replica's round trip
-// through the API server), and marks it Unsaved until the pod carries it.
-// Only that replica writes the record, so what it last reported is never
-// older than what the watch says.
-func (f *Feed) Reporter(pod string) supervise.Reporter {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.own = pod
-	return ownReporter{f}
-}
-
-type ownReporter struct{ f *Feed }
-
-// Report implements supervise.Reporter.
-func (r ownReporter) Report(rep supervise.Report) {
-	if rep.State == "" {
-		return
-	}
-	f := r.f
-	f.mu.Lock()
-	rec := rep.Replica
-	f.ownRec = &rec
-	if o, ok := f.pods[f.own]; ok {
-		o.Replica, o.Unsaved = rec, !rec.HeldBy(f.ownOnPod)
-		f.pods[f.own] = o
-	}
-	synced := f.synced
-	f.mu.Unlock()
-	if !synced {
-		return // the first change comes with the list
-	}
-	select {
-	case f.changed <- struct{}{}:
-	default:
-	}
-}
-
-// Flush implements supervise.Reporter.
-func (ownReporter) Flush(context.Context) error { return nil }
 
 // replicaOf names the replica pod p runs: its type from the replica-type
 // label (else from its name J-t-i), its index from its name's suffix.

@@ -27,24 +27,23 @@ func pod(name, uid string, rec *record.Replica, labels map[string]string) *kube.
 	return p
 }
 
-// TestFeed: nothing before the list (not even this process's own
-// reports), then the pods as replicas, this process's own record ahead of
-// the API's (unsaved until its pod carries it), pods of other jobs and
-// without an ordinal left out.
+// TestFeed: nothing before the list, then the pods as replicas (a pod
+// gated by FinishedGate marked so), pods of other jobs and without an
+// ordinal left out.
 func TestFeed(t *testing.T) {
 	w := fakeWatch{events: make(chan kube.PodEvent)}
 	f := Start(t.Context(), w, "ns", "j", t.Logf)
-	own := f.Reporter("j-worker-1")
-	own.Report(supervise.Report{Replica: record.Replica{State: record.StateRunning, Restarts: 2}})
 	select {
 	case <-f.Changed():
 		t.Fatal("a change before the pods were listed")
 	default:
 	}
 	ps := map[string]string{LabelReplicaType: "ps"}
+	gated := pod("j-worker-1", "u2", &record.Replica{State: record.StateRunning, Restarts: 1}, nil)
+	gated.Spec.SchedulingGates = []kube.SchedulingGate{{Name: "other"}, {Name: supervise.FinishedGate}}
 	w.events <- kube.PodEvent{Type: kube.Synced, Pods: []*kube.Pod{
 		pod("j-ps-0", "u1", &record.Replica{State: record.StateRunning}, ps),
-		pod("j-worker-1", "u2", &record.Replica{State: record.StateRunning, Restarts: 1}, nil),
+		gated,
 		pod("j-worker", "u3", nil, nil),
 	}}
 	<-f.Changed()
@@ -54,17 +53,10 @@ func TestFeed(t *testing.T) {
 	}
 	want := map[string]supervise.Observed{
 		"ps-0":     {Ref: supervise.Ref{Type: "ps"}, Pod: "u1", Replica: record.Replica{State: record.StateRunning}},
-		"worker-1": {Ref: supervise.Ref{Type: "worker", Index: 1}, Pod: "u2", Replica: record.Replica{State: record.StateRunning, Restarts: 2}, Unsaved: true},
+		"worker-1": {Ref: supervise.Ref{Type: "worker", Index: 1}, Pod: "u2", Replica: record.Replica{State: record.StateRunning, Restarts: 1}, Gated: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("replicas (-want +got):\n%s", diff)
-	}
-	w.events <- kube.PodEvent{Type: kube.Modified, Pod: pod("j-worker-1", "u2", &record.Replica{State: record.StateRunning, Restarts: 2}, nil)}
-	<-f.Changed()
-	for _, o := range f.Replicas() {
-		if o.Ref.Type == "worker" && o.Unsaved {
-			t.Errorf("worker-1 unsaved once its pod carries its record: %+v", o)
-		}
 	}
 	last := record.Replica{State: record.StateStopped, LogTail: "bye\n"}
 	w.events <- kube.PodEvent{Type: kube.Deleted, Pod: pod("j-ps-0", "u1", &last, ps)}

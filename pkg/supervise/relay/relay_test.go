@@ -185,7 +185,7 @@ func TestRelayEndsWhenReleased(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := &Server{Status: store, Reporter: newReports(), Logf: t.Logf,
-		EndWhen: func(s *record.Status) bool { return s != nil && s.Restarts == 7 }}
+		EndWhen: func(s *record.Status, _ *record.Replica) bool { return s != nil && s.Restarts == 7 }}
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)

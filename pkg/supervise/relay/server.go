@@ -37,12 +37,13 @@ type Server struct {
 	Drain time.Duration
 	// EndWhen, when set, ends Serve without waiting for its context once
 	// every client has hung up and EndWhen holds for the job's status as
-	// last sent to them: the training container's supervisor exited
+	// last sent to them and the replica's record as last reported (nil
+	// when none): the training container's supervisor exited
 	// because the job gave the pod back, and the sidecar ends in the same
 	// moment instead of waiting for the kubelet to see that exit and send
 	// SIGTERM, so the node sees the pod end once. Until a client has
 	// connected it ends nothing.
-	EndWhen func(*record.Status) bool
+	EndWhen func(*record.Status, *record.Replica) bool
 	// Logf logs.
 	Logf func(format string, args ...any)
 
@@ -139,7 +140,7 @@ func (s *Server) hungUp() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clients--
-	if s.clients == 0 && s.EndWhen != nil && s.EndWhen(s.job) {
+	if s.clients == 0 && s.EndWhen != nil && s.EndWhen(s.job, s.latest) {
 		s.end()
 	}
 }
