@@ -514,9 +514,16 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r.held, r.again = pods.finishedHeld(ends), again
+		r.held, r.again = pods.finishedHeld(ends), len(again)
 		fmt.Fprintf(os.Stderr, "%s, %s, %d workers: %d replicas' training ended (%d again); their pods held %.1f node-s of CPU after it, %.2f s a replica at the median, %.2f s the longest, %d over %.0f s\n",
-			sys, e.shape.name, n, r.held.replicas, again, r.held.cpu, r.held.median(), r.held.longest(), r.held.over(holdTarget), holdTarget.Seconds())
+			sys, e.shape.name, n, r.held.replicas, len(again), r.held.cpu, r.held.median(), r.held.longest(), r.held.over(holdTarget), holdTarget.Seconds())
+		for i, pod := range again {
+			if i == 3 {
+				fmt.Fprintf(os.Stderr, "... and %d more that trained again\n", len(again)-i)
+				break
+			}
+			fmt.Fprintf(os.Stderr, "%s trained again; its containers' output:\n%s", pod, podLogs(logDirs, namespace, pod))
+		}
 	}
 	r.apiLife = cp.CPUTime("kube-apiserver") - cpu0
 	after, err := scrapeRequests(ctx, cs)

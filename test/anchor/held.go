@@ -160,21 +160,21 @@ func (h held) over(d time.Duration) int {
 // trainingEnds reads, from the containers' logs of namespace ns in the
 // node agents' log directories (LOGDIR/NAMESPACE/POD/CONTAINER.log), when
 // each replica's training process ended: the first trainedMarker line of
-// its pods, by pod name. again counts the replicas that printed it more
+// its pods, by pod name. again names the replicas that printed it more
 // than once (that trained again after they had finished).
-func trainingEnds(logDirs []string, ns string) (ends map[string]time.Time, again int, err error) {
+func trainingEnds(logDirs []string, ns string) (ends map[string]time.Time, again []string, err error) {
 	ends = map[string]time.Time{}
 	seen := map[string]int{}
 	for _, dir := range logDirs {
 		logs, err := filepath.Glob(filepath.Join(dir, ns, "*", "*.log"))
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
 		for _, path := range logs {
 			pod := filepath.Base(filepath.Dir(path))
 			times, err := markers(path)
 			if err != nil {
-				return nil, 0, err
+				return nil, nil, err
 			}
 			for _, t := range times {
 				seen[pod]++
@@ -184,11 +184,12 @@ func trainingEnds(logDirs []string, ns string) (ends map[string]time.Time, again
 			}
 		}
 	}
-	for _, n := range seen {
+	for pod, n := range seen {
 		if n > 1 {
-			again++
+			again = append(again, pod)
 		}
 	}
+	slices.Sort(again)
 	return ends, again, nil
 }
 
@@ -234,4 +235,21 @@ func parseUnixNano(s string) (time.Time, error) {
 		}
 	}
 	return time.Unix(sec, nsec), nil
+}
+
+// podLogs is the output of every container of pod, on every node (the
+// log directories logDirs), each under a header.
+func podLogs(logDirs []string, ns, pod string) string {
+	var b strings.Builder
+	for _, dir := range logDirs {
+		logs, _ := filepath.Glob(filepath.Join(dir, ns, pod, "*.log"))
+		for _, path := range logs {
+			out, err := os.ReadFile(path)
+			if err != nil {
+				out = []byte(err.Error())
+			}
+			fmt.Fprintf(&b, "--- %s ---\n%s", path, out)
+		}
+	}
+	return b.String()
 }
