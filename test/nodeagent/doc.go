@@ -85,6 +85,14 @@
 //     (the container then fails with CreateContainerConfigError); the next
 //     init container starts as soon as a sidecar's process has started.
 //
+// Scheduling: the agent runs the pods bound to its Node, by whatever binds
+// them (kube-scheduler in a control plane with Options.Scheduler, or a
+// test that sets spec.nodeName). A scheduling-gated pod is never bound
+// (the scheduler leaves it alone and the API server refuses to bind it);
+// the agent would not run one either. A pod that ended is not run again:
+// its controller makes another (a StatefulSet's under the same name, on
+// the Node the scheduler picks).
+//
 // Each container's output is appended to LogDir()/NAMESPACE/POD/CONTAINER.log,
 // kept after the pod is gone, for the test to show.
 //
