@@ -143,22 +143,37 @@ END {
 				span(g, "released_after", "%.2f"), span(g, "api_cpu_succeeded", "%.1f"), span(g, "writes", "%d")
 		}
 	}
-	if (!("same" in shapes)) exit
-	print ""
-	print "tfgen / each anchor, Kubeflow and JobSet (means of the runs; below 1 is tfgen ahead):"
-	print ""
-	print "| N | system | anchor | apply → Succeeded | released | API CPU to Succeeded | API CPU, whole life | requests | writes | all started |"
-	print "|---|---|---|---|---|---|---|---|---|---|"
-	split("succeeded released api_cpu_succeeded api_cpu requests writes started", fs, " ")
+	if ("same" in shapes) {
+		print ""
+		print "tfgen / each anchor, Kubeflow and JobSet (means of the runs; below 1 is tfgen ahead):"
+		print ""
+		print "| N | system | anchor | apply → Succeeded | released | API CPU to Succeeded | API CPU, whole life | requests | writes | all started |"
+		print "|---|---|---|---|---|---|---|---|---|---|"
+		ratios("same", "succeeded released api_cpu_succeeded api_cpu requests writes started")
+	}
+	if ("early" in shapes) {
+		print ""
+		print "Half the workers finishing early, tfgen / each anchor (means of the runs; below 1 is tfgen ahead):"
+		print ""
+		print "| N | system | anchor | CPU held by finished replicas | a replica held, median | apply → Succeeded | released after Succeeded | API CPU to Succeeded | writes |"
+		print "|---|---|---|---|---|---|---|---|---|"
+		ratios("early", "held_cpu held_median succeeded released_after api_cpu_succeeded writes")
+	}
+}
+# ratios prints, for each tfgen system of shape, a line per anchor run at
+# the same N: the mean of each of fields (space-separated) over the
+# anchor'"'"'s, "—" where the anchor'"'"'s is 0.
+function ratios(shape, fields,   fs, nf, anchors, o, p, n, sys, a, k, line, i, d) {
+	nf = split(fields, fs, " ")
 	split("kubeflow jobset", anchors, " ")
 	for (o = 1; o <= groups; o++) {
-		split(order[o], p, SUBSEP); shape = p[1]; n = p[2]; sys = p[3]
-		if (shape != "same" || sys !~ /^tfgen/) continue
+		split(order[o], p, SUBSEP); n = p[2]; sys = p[3]
+		if (p[1] != shape || sys !~ /^tfgen/) continue
 		for (a = 1; a <= 2; a++) {
 			k = shape SUBSEP n SUBSEP anchors[a]
 			if (!(k in runs)) continue
 			line = "| " n " | " sys " | " anchors[a]
-			for (i = 1; i <= 7; i++) {
+			for (i = 1; i <= nf; i++) {
 				d = mean(k, fs[i])
 				line = line sprintf(" | %s", d > 0 ? sprintf("%.2f", mean(order[o], fs[i]) / d) : "—")
 			}
