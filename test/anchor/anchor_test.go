@@ -497,6 +497,7 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 	}
 	fmt.Fprintf(os.Stderr, "%s, %d workers: the requests from Succeeded to released\n%s", sys, n, atReleased.since(atSucceeded).top(12))
 	fmt.Fprintf(os.Stderr, "%s, %d workers: after the job succeeded: %s\n", sys, n, pods.endsAfter(succeededAt, usageOf(agents).Ends))
+	fmt.Fprintf(os.Stderr, "%s, %d workers: %s\n", sys, n, pods.made(start))
 	deleted := time.Now()
 	if err := s.remove(ctx, dyn); err != nil {
 		b.Fatal(err)

@@ -73,12 +73,16 @@ func requestedCPU(spec *corev1.PodSpec) int64 {
 // span is a time a pod held what it requests.
 type span struct{ from, to time.Time }
 
-// podHold is what one pod (one UID) held, as the pods' watch saw it.
+// podHold is what one pod (one UID) held, as the pods' watch saw it,
+// and when it was made and bound.
 type podHold struct {
 	name  string
 	cpu   int64     // millicores: requestedCPU
 	since time.Time // holding since; zero while it holds nothing
 	spans []span    // the times it held, ended
+	made  time.Time // first seen
+	gated bool      // scheduling-gated when first seen
+	bound time.Time // first seen bound to a node; zero if never
 }
 
 // held is what the pods of finished replicas held after their training
@@ -252,4 +256,48 @@ func podLogs(logDirs []string, ns, pod string) string {
 		}
 	}
 	return b.String()
+}
+
+// madeSummary says how the pods in hs came (times from start, the apply):
+// how many were made, how many under a name made before (a StatefulSet
+// making a replica's pod again), how many were gated when made and how
+// many of those were bound later (their gate lifted), when the last was
+// made and bound, and when the job's keeper pod (a name ending in
+// -keeper-0: tfgen's) was.
+func madeSummary(hs []podHold, start time.Time) string {
+	var made, gated, lifted, again int
+	var lastMade, lastBound time.Time
+	names := map[string]bool{}
+	var keeper string
+	slices.SortFunc(hs, func(a, b podHold) int { return a.made.Compare(b.made) })
+	secs := func(t time.Time) string {
+		if t.IsZero() {
+			return "never"
+		}
+		return fmt.Sprintf("%.1f s", t.Sub(start).Seconds())
+	}
+	for _, h := range hs {
+		made++
+		if names[h.name] {
+			again++
+		}
+		names[h.name] = true
+		if h.gated {
+			gated++
+			if !h.bound.IsZero() {
+				lifted++
+			}
+		}
+		if h.made.After(lastMade) {
+			lastMade = h.made
+		}
+		if h.bound.After(lastBound) {
+			lastBound = h.bound
+		}
+		if strings.HasSuffix(h.name, "-keeper-0") && keeper == "" {
+			keeper = fmt.Sprintf("; %s made at %s, bound at %s", h.name, secs(h.made), secs(h.bound))
+		}
+	}
+	return fmt.Sprintf("%d pods made, %d of them again under a name made before; %d gated when made, %d of those bound later (lifted); the last made at %s, the last bound at %s%s",
+		made, again, gated, lifted, secs(lastMade), secs(lastBound), keeper)
 }

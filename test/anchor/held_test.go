@@ -134,3 +134,19 @@ func TestTrainingEnds(t *testing.T) {
 		t.Error("a marker without a time: no error")
 	}
 }
+
+func TestMadeSummary(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	hs := []podHold{
+		{name: "j-worker-0", made: at(1), bound: at(2)},
+		{name: "j-keeper-0", made: at(1.5), bound: at(3)},
+		{name: "j-worker-1", made: at(4), gated: true, bound: at(6)},
+		{name: "j-worker-0", made: at(5), gated: true},
+	}
+	want := "4 pods made, 1 of them again under a name made before; 2 gated when made, 1 of those bound later (lifted); " +
+		"the last made at 5.0 s, the last bound at 6.0 s; j-keeper-0 made at 1.5 s, bound at 3.0 s"
+	if got := madeSummary(hs, t0); got != want {
+		t.Errorf("madeSummary:\n got %s\nwant %s", got, want)
+	}
+}

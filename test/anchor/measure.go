@@ -150,8 +150,11 @@ func watchPods(ctx context.Context, cs kubernetes.Interface, ns string) (*pods, 
 		defer p.mu.Unlock()
 		h := p.held[uid]
 		if h == nil && pod != nil {
-			h = &podHold{name: pod.Name, cpu: requestedCPU(&pod.Spec)}
+			h = &podHold{name: pod.Name, cpu: requestedCPU(&pod.Spec), made: now, gated: len(pod.Spec.SchedulingGates) > 0}
 			p.held[uid] = h
+		}
+		if h != nil && pod != nil && pod.Spec.NodeName != "" && h.bound.IsZero() {
+			h.bound = now
 		}
 		if h != nil {
 			switch holding := pod != nil && holds(pod); {
@@ -251,6 +254,17 @@ func (p *pods) finishedHeld(ends map[string]time.Time) held {
 		hs = append(hs, *h)
 	}
 	return heldAfter(hs, ends, time.Now())
+}
+
+// made says how the pods came, from start (madeSummary).
+func (p *pods) made(start time.Time) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	hs := make([]podHold, 0, len(p.held))
+	for _, h := range p.held {
+		hs = append(hs, *h)
+	}
+	return madeSummary(hs, start)
 }
 
 // left counts the pods that exist.
