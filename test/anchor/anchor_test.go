@@ -456,6 +456,10 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 	if err != nil {
 		b.Fatal(err)
 	}
+	statefulSets, err := watchSets(ctx, cs, namespace)
+	if err != nil {
+		b.Fatal(err)
+	}
 	before, err := scrapeRequests(ctx, cs)
 	if err != nil {
 		b.Fatal(err)
@@ -498,6 +502,9 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 	fmt.Fprintf(os.Stderr, "%s, %d workers: the requests from Succeeded to released\n%s", sys, n, atReleased.since(atSucceeded).top(12))
 	fmt.Fprintf(os.Stderr, "%s, %d workers: after the job succeeded: %s\n", sys, n, pods.endsAfter(succeededAt, usageOf(agents).Ends))
 	fmt.Fprintf(os.Stderr, "%s, %d workers: %s\n", sys, n, pods.made(start))
+	if sum := statefulSets.summary(start); sum != "" {
+		fmt.Fprintf(os.Stderr, "%s, %d workers: the StatefulSets (from the apply):\n%s\n", sys, n, sum)
+	}
 	deleted := time.Now()
 	if err := s.remove(ctx, dyn); err != nil {
 		b.Fatal(err)

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestRequestedCPU(t *testing.T) {
@@ -148,5 +150,28 @@ func TestMadeSummary(t *testing.T) {
 		"the last made at 5.0 s, the last bound at 6.0 s; j-keeper-0 made at 1.5 s, bound at 3.0 s"
 	if got := madeSummary(hs, t0); got != want {
 		t.Errorf("madeSummary:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestSetsSummary(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	set := func(gen, observed int64, replicas int32, gated bool) *appsv1.StatefulSet {
+		s := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "j-worker", Generation: gen},
+			Spec: appsv1.StatefulSetSpec{Replicas: &replicas}, Status: appsv1.StatefulSetStatus{ObservedGeneration: observed}}
+		if gated {
+			s.Spec.Template.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "g"}}
+		}
+		return s
+	}
+	s := &sets{changes: map[string][]setChange{}}
+	s.seen(set(1, 0, 4, false), at(0.1))
+	s.seen(set(1, 1, 4, false), at(0.5))
+	s.seen(set(2, 1, 4, true), at(5))
+	s.seen(set(3, 1, 2, true), at(20))
+	s.seen(set(3, 3, 2, true), at(31))
+	want := "j-worker: made at 0.1 s; gated at 5.0 s, seen by its controller at 31.0 s; to 2 replicas at 20.0 s, seen by its controller at 31.0 s"
+	if got := s.summary(t0); got != want {
+		t.Errorf("summary:\n got %s\nwant %s", got, want)
 	}
 }
