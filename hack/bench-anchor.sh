@@ -5,17 +5,25 @@
 # hack/anchor/operator.sh builds the operator from the Go module proxy into
 # bin/kubeflow, hack/anchor/jobset.sh JobSet's controller into bin/jobset;
 # test/anchor's BenchmarkAnchor runs the same job (N workers, every one
-# must succeed, `sleep 3`, cleanPodPolicy Running; for JobSet one Indexed
-# Job of N pods) through each on a fresh control plane (make tools) with
-# node agents as the nodes (110 pods each), and this prints the figures
-# and the ratios of tfgen to each anchor as tables. Not part of make test.
+# must succeed, cleanPodPolicy Running; for JobSet one Indexed Job of N
+# pods) through each on a fresh control plane (make tools) with node agents
+# as the nodes (110 pods each), and this prints the figures and the ratios
+# of tfgen to each anchor as tables. Not part of make test. Two job shapes:
+# same (every worker `sleep 3`, requesting nothing) and early (half the
+# workers finishing early: `sleep 3` on even ordinals, `sleep 20` on odd,
+# 1 CPU requested each), for which it prints the node-seconds of requested
+# CPU that finished replicas held after their training ended.
 #
-#   hack/bench-anchor.sh                  # N=100,500,1000, one run each of Kubeflow,
-#                                         # JobSet, tfgen (the default render),
-#                                         # tfgen-copy (--supervisor-volume copy) and
-#                                         # tfgen-pods (--endpoints pod)
-#   N=500 RUNS=3 hack/bench-anchor.sh
+#   hack/bench-anchor.sh                  # one run each of Kubeflow, JobSet, tfgen (the
+#                                         # default render), tfgen-copy (--supervisor-volume
+#                                         # copy) and tfgen-pods (--endpoints pod): the same
+#                                         # shape at N=100,500,1000, the early one at 1000
+#   N=500 RUNS=3 hack/bench-anchor.sh     # N: both shapes' sizes
 #   SYSTEMS=tfgen N=100 hack/bench-anchor.sh
+#   SHAPES=early SYSTEMS=kubeflow,jobset,tfgen hack/bench-anchor.sh
+#   RELEASE=1 hack/bench-anchor.sh        # the release check: tfgen, the same shape at
+#                                         # 1000, five runs, each run's time from Succeeded
+#                                         # to every pod holding nothing against 5 s
 #   PROFILE=/tmp/prof hack/bench-anchor.sh  # the API server's CPU profiles
 #   PROFILE=/tmp/prof PROFILE_AT=end PROFILE_SECONDS=8 hack/bench-anchor.sh
 #                                         # ... from the job's success: the release
@@ -31,6 +39,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${TFGEN_BIN:-$PWD/bin}
 [[ -n ${TABLE:-} || ( -x $BIN/kube-apiserver && -x $BIN/etcd ) ]] || { echo "bench-anchor.sh: no control plane in $BIN; run make tools" >&2; exit 1; }
+if [[ -n ${RELEASE:-} ]]; then
+	SYSTEMS=${SYSTEMS:-tfgen} SHAPES=${SHAPES:-same} N=${N:-1000} RUNS=${RUNS:-5}
+fi
 SYSTEMS=${SYSTEMS:-kubeflow,jobset,tfgen,tfgen-copy,tfgen-pods}
 if [[ -z ${TABLE:-} ]]; then
 	[[ ,$SYSTEMS, != *,kubeflow,* ]] || hack/anchor/operator.sh "$BIN/kubeflow"
@@ -43,8 +54,8 @@ fi
 out=${TABLE:-_output/bench-anchor.runs}
 if [[ -z ${TABLE:-} ]]; then
 	mkdir -p _output
-	TFGEN_BIN=$BIN TFGEN_KUBEFLOW_OPERATOR=$BIN/kubeflow TFGEN_ANCHOR_N=${N:-100,500,1000} \
-		TFGEN_ANCHOR_SYSTEMS=$SYSTEMS TFGEN_ANCHOR_PROFILE=${PROFILE:-} TFGEN_ANCHOR_PROFILE_AT=${PROFILE_AT:-} \
+	TFGEN_BIN=$BIN TFGEN_KUBEFLOW_OPERATOR=$BIN/kubeflow TFGEN_ANCHOR_N=${N:-100,500,1000} TFGEN_ANCHOR_EARLY_N=${N:-1000} \
+		TFGEN_ANCHOR_SHAPES=${SHAPES:-same,early} TFGEN_ANCHOR_SYSTEMS=$SYSTEMS TFGEN_ANCHOR_PROFILE=${PROFILE:-} TFGEN_ANCHOR_PROFILE_AT=${PROFILE_AT:-} \
 		TFGEN_ANCHOR_PROFILE_SECONDS=${PROFILE_SECONDS:-${TFGEN_ANCHOR_PROFILE_SECONDS:-30}} \
 		go test -run '^$' -bench '^BenchmarkAnchor$' -benchtime 1x -count "${RUNS:-1}" -timeout 0 ./test/anchor |
 		tee "$out" | grep -v '^anchor ' || true
@@ -68,40 +79,101 @@ function mean(g, f,   s, i) { s = 0; for (i = 1; i <= runs[g]; i++) s += val[g, 
 function exact(g,   i) { for (i = 1; i <= runs[g]; i++) if (val[g, i, "exact"] != "true") return "NO"; return "yes" }
 {
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); rec[kv[1]] = kv[2] }
-	g = rec["n"] SUBSEP rec["system"]
+	if (!("shape" in rec)) rec["shape"] = "same"   # a file of runs from before the shapes
+	if (!("released_after" in rec)) rec["released_after"] = rec["released"] - rec["succeeded"]
+	g = rec["shape"] SUBSEP rec["n"] SUBSEP rec["system"]
 	if (!(g in runs)) { order[++groups] = g; ns[rec["n"]] = 1 }
 	r = ++runs[g]
 	for (k in rec) val[g, r, k] = rec[k]
 	for (k in rec) delete rec[k]
 }
 END {
-	print "| N | system | runs | apply → Succeeded | exact | half released | released | gone after delete | API CPU to Succeeded | API CPU, whole life | per replica | requests | writes | 409 | 429 | 5xx | pods CPU | pods RSS/pod | supervisors RSS/pod | at the node peak: RSS / PSS per pod | all started | operator CPU |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	for (o = 1; o <= groups; o++) { split(order[o], p, SUBSEP); shapes[p[1]] = 1 }
+	if ("same" in shapes) {
+		print "| N | system | runs | apply → Succeeded | exact | half released | released | gone after delete | API CPU to Succeeded | API CPU, whole life | per replica | requests | writes | 409 | 429 | 5xx | pods CPU | pods RSS/pod | supervisors RSS/pod | at the node peak: RSS / PSS per pod | all started | operator CPU |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		for (o = 1; o <= groups; o++) {
+			g = order[o]; split(g, p, SUBSEP)
+			if (p[1] != "same") continue
+			printf "| %s | %s | %d | %s s | %s | %s s | %s s | %s s | %s s | %s s | %s ms | %s | %s | %s | %s | %s | %s s | %s MB | %s MB | %s / %s MB | %s s | %s s |\n",
+				p[2], p[3], runs[g], span(g, "succeeded", "%.1f"), exact(g), span(g, "half_released", "%.1f"), span(g, "released", "%.1f"), span(g, "gone", "%.1f"),
+				span(g, "api_cpu_succeeded", "%.1f"), span(g, "api_cpu", "%.1f"), sprintf("%.0f", mean(g, "api_cpu") * 1000 / p[2]),
+				span(g, "requests", "%d"), span(g, "writes", "%d"), span(g, "409", "%d"), span(g, "429", "%d"), span(g, "5xx", "%d"),
+				span(g, "pods_cpu", "%.1f"), span(g, "rss_per_pod_mb", "%.1f"), span(g, "supervisors_per_pod_mb", "%.1f"),
+				span(g, "supervisors_rss_at_peak_mb", "%.1f"), span(g, "supervisors_pss_at_peak_mb", "%.1f"),
+				span(g, "started", "%.1f"), span(g, "operator_cpu", "%.1f")
+		}
+		print ""
+	}
+	print "Released after Succeeded (every pod bound to a node Succeeded, Failed or gone), each run, against the target:"
+	print ""
+	print "| shape | N | system | runs | each run | target | every run within it |"
+	print "|---|---|---|---|---|---|---|"
 	for (o = 1; o <= groups; o++) {
 		g = order[o]; split(g, p, SUBSEP)
-		printf "| %s | %s | %d | %s s | %s | %s s | %s s | %s s | %s s | %s s | %s ms | %s | %s | %s | %s | %s | %s s | %s MB | %s MB | %s / %s MB | %s s | %s s |\n",
-			p[1], p[2], runs[g], span(g, "succeeded", "%.1f"), exact(g), span(g, "half_released", "%.1f"), span(g, "released", "%.1f"), span(g, "gone", "%.1f"),
-			span(g, "api_cpu_succeeded", "%.1f"), span(g, "api_cpu", "%.1f"), sprintf("%.0f", mean(g, "api_cpu") * 1000 / p[1]),
-			span(g, "requests", "%d"), span(g, "writes", "%d"), span(g, "409", "%d"), span(g, "429", "%d"), span(g, "5xx", "%d"),
-			span(g, "pods_cpu", "%.1f"), span(g, "rss_per_pod_mb", "%.1f"), span(g, "supervisors_per_pod_mb", "%.1f"),
-			span(g, "supervisors_rss_at_peak_mb", "%.1f"), span(g, "supervisors_pss_at_peak_mb", "%.1f"),
-			span(g, "started", "%.1f"), span(g, "operator_cpu", "%.1f")
+		target = val[g, 1, "release_target"] != "" ? val[g, 1, "release_target"] + 0 : 5
+		each = ""; over = 0
+		for (i = 1; i <= runs[g]; i++) {
+			v = val[g, i, "released_after"] + 0
+			each = each (i > 1 ? ", " : "") sprintf("%.2f", v)
+			if (v > target) over++
+		}
+		printf "| %s | %s | %s | %d | %s s | ≤ %s s | %s |\n", p[1], p[2], p[3], runs[g], each, target, over ? sprintf("NO (%d of %d over)", over, runs[g]) : "yes"
 	}
-	print ""
-	print "tfgen / each anchor, Kubeflow and JobSet (means of the runs; below 1 is tfgen ahead):"
-	print ""
-	print "| N | system | anchor | apply → Succeeded | released | API CPU to Succeeded | API CPU, whole life | requests | writes | all started |"
-	print "|---|---|---|---|---|---|---|---|---|---|"
-	split("succeeded released api_cpu_succeeded api_cpu requests writes started", fs, " ")
+	if ("early" in shapes) {
+		print ""
+		print "Half the workers finishing early (`sleep 3` on even ordinals, `sleep 20` on odd, 1 CPU requested each, every worker must succeed):"
+		print "the requested CPU that the pods of finished replicas held (bound to a node, not Succeeded or Failed) from the end of the replica'"'"'s"
+		print "training (by the node'"'"'s clock) until they held nothing (by the API server), in node-seconds; ideal 0 (Kubeflow'"'"'s Completed pods hold none):"
+		print ""
+		print "| N | system | runs | apply → Succeeded | exact | replicas ended | CPU held by finished replicas | ideal | a replica held: median / longest | replicas over the hold target | released after Succeeded | API CPU to Succeeded | writes |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		for (o = 1; o <= groups; o++) {
+			g = order[o]; split(g, p, SUBSEP)
+			if (p[1] != "early") continue
+			ended = span(g, "ended", "%d")
+			for (i = 1; i <= runs[g]; i++) if (val[g, i, "ended"] != p[2]) { ended = ended " (NOT all)"; break }
+			again = 0; open = 0
+			for (i = 1; i <= runs[g]; i++) { again += val[g, i, "again"]; open += val[g, i, "held_open"] }
+			if (again) ended = ended sprintf(" (%d trained again)", again)
+			if (open) ended = ended sprintf(" (%d pods still held at the end)", open)
+			printf "| %s | %s | %d | %s s | %s | %s | %s node-s | 0 | %s / %s s | %s (> %s s) | %s s | %s s | %s |\n",
+				p[2], p[3], runs[g], span(g, "succeeded", "%.1f"), exact(g), ended, span(g, "held_cpu", "%.1f"),
+				span(g, "held_median", "%.2f"), span(g, "held_max", "%.2f"), span(g, "held_over", "%d"), val[g, 1, "hold_target"],
+				span(g, "released_after", "%.2f"), span(g, "api_cpu_succeeded", "%.1f"), span(g, "writes", "%d")
+		}
+	}
+	if ("same" in shapes) {
+		print ""
+		print "tfgen / each anchor, Kubeflow and JobSet (means of the runs; below 1 is tfgen ahead):"
+		print ""
+		print "| N | system | anchor | apply → Succeeded | released | API CPU to Succeeded | API CPU, whole life | requests | writes | all started |"
+		print "|---|---|---|---|---|---|---|---|---|---|"
+		ratios("same", "succeeded released api_cpu_succeeded api_cpu requests writes started")
+	}
+	if ("early" in shapes) {
+		print ""
+		print "Half the workers finishing early, tfgen / each anchor (means of the runs; below 1 is tfgen ahead):"
+		print ""
+		print "| N | system | anchor | CPU held by finished replicas | a replica held, median | apply → Succeeded | released after Succeeded | API CPU to Succeeded | writes |"
+		print "|---|---|---|---|---|---|---|---|---|"
+		ratios("early", "held_cpu held_median succeeded released_after api_cpu_succeeded writes")
+	}
+}
+# ratios prints, for each tfgen system of shape, a line per anchor run at
+# the same N: the mean of each of fields (space-separated) over the
+# anchor'"'"'s, "—" where the anchor'"'"'s is 0.
+function ratios(shape, fields,   fs, nf, anchors, o, p, n, sys, a, k, line, i, d) {
+	nf = split(fields, fs, " ")
 	split("kubeflow jobset", anchors, " ")
 	for (o = 1; o <= groups; o++) {
-		split(order[o], p, SUBSEP); n = p[1]; sys = p[2]
-		if (sys !~ /^tfgen/) continue
+		split(order[o], p, SUBSEP); n = p[2]; sys = p[3]
+		if (p[1] != shape || sys !~ /^tfgen/) continue
 		for (a = 1; a <= 2; a++) {
-			k = n SUBSEP anchors[a]
+			k = shape SUBSEP n SUBSEP anchors[a]
 			if (!(k in runs)) continue
 			line = "| " n " | " sys " | " anchors[a]
-			for (i = 1; i <= 7; i++) {
+			for (i = 1; i <= nf; i++) {
 				d = mean(k, fs[i])
 				line = line sprintf(" | %s", d > 0 ? sprintf("%.2f", mean(order[o], fs[i]) / d) : "—")
 			}

@@ -1,9 +1,11 @@
 package supervise_test
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -186,5 +188,45 @@ func TestGatesAndLifts(t *testing.T) {
 	}
 	if got := j.pol.Lifts(ended(s), obs); len(got) != 0 {
 		t.Errorf("Lifts of an ended job: %v", got)
+	}
+}
+
+// TestKeeperKeepsGateOfUnwrittenFinish: worker-0 succeeds in a gated type
+// and its pod goes at once (given back), its success coming with the
+// pod's departure while the status's next write waits for the write
+// interval (5 s at 1,000 replicas). The pod made again for it, gated,
+// keeps its gate: it never trains again. worker-2's, evicted while
+// running, has its gate lifted meanwhile.
+func TestKeeperKeepsGateOfUnwrittenFinish(t *testing.T) {
+	j := newJob(t, "worker:3:1", func(c *supervise.Job) { c.SuccessPolicy = supervise.AllWorkers })
+	ps := newPods()
+	for _, r := range []string{"worker-0", "worker-1", "worker-2"} {
+		ps.run(t, r, false)
+		ps.say(r, record.StateRunning)
+	}
+	const interval = time.Minute
+	clk := newClock(false)
+	k := j.keeper(interval)
+	k.Replicas, k.Clock = ps, clk
+	runKeeper(t, k)
+	j.wait("the job running", func(s *record.Status) bool { return s.IsTrue(record.JobRunning) })
+
+	ps.say("worker-1", record.StateSucceeded)
+	clk.Advance(interval) // worker-1's success written: the workers gated
+	j.sc.await(t, "gate worker")
+	j.wait("the workers gated", func(s *record.Status) bool { return slices.Equal(s.Gated, []string{"worker"}) })
+
+	ps.gone("worker-0", record.StateSucceeded)
+	ps.run(t, "worker-0", true)
+	ps.gone("worker-2", record.StateStopped)
+	ps.run(t, "worker-2", true)
+	j.sc.await(t, "gate worker", "lift j-worker-2")
+	if s, _ := j.store.Get(context.Background()); s.HasSucceeded("worker", 0) {
+		t.Fatal("worker-0's success was written before the write interval: the test shows nothing")
+	}
+	clk.Advance(interval)
+	j.wait("worker-0 counted", func(s *record.Status) bool { return s.HasSucceeded("worker", 0) })
+	if diff := cmp.Diff([]string{"gate worker", "lift j-worker-2"}, j.sc.scaledTo()); diff != "" {
+		t.Errorf("calls (-want +got): the gate of finished worker-0 lifted?\n%s", diff)
 	}
 }

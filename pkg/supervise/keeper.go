@@ -305,3 +305,17 @@ func flush(ctx context.Context, logf func(string, ...any), rep Reporter) {
 		logf("deliver reports: %v", err)
 	}
 }
+
+// DeliverLast delivers the queued reports of rep before the pod the job
+// gave back ends with this process (Complete): the replica's last record
+// must be on the pod first, since the keeper counts the replica from
+// there, and a pod that ended without it is made again for a replica
+// taken to have not finished, which trains again. So it waits as long as
+// that takes (an API server unreachable, or refusing with 429s under
+// load), until ctx ends; then flushTimeout more, as flush.
+func DeliverLast(ctx context.Context, logf func(string, ...any), rep Reporter) {
+	if err := rep.Flush(ctx); err == nil {
+		return
+	}
+	flush(ctx, logf, rep)
+}

@@ -37,10 +37,18 @@ func (kp *keeping) enforce(ctx context.Context) {
 	kp.enf.want(w)
 }
 
-// lifts names the pods whose gate the keeper lifts (Job.Lifts).
+// lifts names the pods whose gate the keeper lifts (Job.Lifts). A
+// replica whose finish came with its pod's departure and is not written
+// yet (writes wait up to the write interval: 5 s at 1,000 replicas) has
+// finished all the same: its pod made again, gated, keeps its gate.
 func (kp *keeping) lifts() []Lift {
+	s := kp.status
+	if len(kp.departed) > 0 {
+		s = s.DeepCopy()
+		absorb(s, kp.departed)
+	}
 	var out []Lift
-	for _, r := range kp.Job.Lifts(kp.status, kp.replicas) {
+	for _, r := range kp.Job.Lifts(s, kp.replicas) {
 		for _, o := range kp.replicas {
 			if o.Ref == r {
 				out = append(out, Lift{Pod: kp.Job.Name + "-" + r.String(), UID: o.Pod})

@@ -110,6 +110,9 @@ func (s *Supervisor) Run(ctx context.Context, cmd Command) Result {
 			w.step()
 		}
 		if w.done && w.proc == nil && (!s.Linger || s.Complete && w.trained() && w.r.released()) {
+			if s.Linger {
+				DeliverLast(ctx, w.Config.Logf, w.Reporter) // the pod ends with this process
+			}
 			res := w.finish(ctx)
 			res.Released = s.Linger
 			return res

@@ -103,7 +103,7 @@ func (w *Watcher) Run(ctx context.Context) Result {
 	ended := false // the training container ran in this pod and exited for good
 	for {
 		if w.Complete && ended && r.released() {
-			flush(ctx, w.Config.Logf, w.Reporter)
+			DeliverLast(ctx, w.Config.Logf, w.Reporter)
 			res := r.result()
 			res.Released = true
 			return res

@@ -2,6 +2,8 @@ package supervise_test
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -263,5 +265,66 @@ func TestWatcherCompletesOnceReleased(t *testing.T) {
 	res := w.Run(context.Background()) // returns by itself, or the test times out
 	if !res.Released || res.State != record.StateSucceeded || res.ReleasedExitCode() != 0 {
 		t.Errorf("Result %+v, want Succeeded and released", res)
+	}
+}
+
+// slowPost is a Reporter that cannot deliver within a deadline (an API
+// server unreachable, or refusing under load): a Flush with one fails at
+// once; one without delivers once the test lets it (deliver closed).
+type slowPost struct {
+	supervise.Reporter
+	once      sync.Once
+	flushing  chan struct{} // closed at the first Flush without a deadline
+	deliver   chan struct{}
+	delivered atomic.Bool
+}
+
+func (s *slowPost) Flush(ctx context.Context) error {
+	if s.delivered.Load() {
+		return nil
+	}
+	if _, ok := ctx.Deadline(); ok {
+		return context.DeadlineExceeded
+	}
+	s.once.Do(func() { close(s.flushing) })
+	select {
+	case <-s.deliver:
+		s.delivered.Store(true)
+		return s.Reporter.Flush(ctx)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TestWatcherCompletesOnceDelivered: with Complete, the Watcher of a pod
+// the job gave back returns (and the pod ends with it) only once the
+// replica's last record is delivered, however long that takes: a pod that
+// ended without it would be made again for a replica taken to have not
+// finished, and train again.
+func TestWatcherCompletesOnceDelivered(t *testing.T) {
+	cfg := config(supervise.Never)
+	cfg.Job.Layout = &cluster.Layout{Job: "j", Roles: []cluster.Role{{Type: "worker", Replicas: 1, Port: 2222}}}
+	f := newFixture(t, cfg, true)
+	stop := f.keep(t)
+	defer stop()
+	ch := make(chan supervise.ContainerStatus, 2)
+	for _, s := range kubelet("pod-a", 0) {
+		ch <- s
+	}
+	post := &slowPost{Reporter: report.Multi{f.rep, f.board.PodReporter(f.cfg.Self, "pod-a")}, flushing: make(chan struct{}), deliver: make(chan struct{})}
+	w := &supervise.Watcher{Config: f.cfg, Statuses: ch, Status: f.store, Reporter: post, Clock: f.clock, Complete: true}
+	done := make(chan supervise.Result, 1)
+	go func() { done <- w.Run(context.Background()) }()
+	select {
+	case res := <-done:
+		t.Fatalf("returned (%+v) with the last record undelivered", res)
+	case <-post.flushing:
+	case <-time.After(time.Minute):
+		t.Fatal("no flush to wait for the last record")
+	}
+	close(post.deliver)
+	res := <-done
+	if !post.delivered.Load() || !res.Released || res.State != record.StateSucceeded {
+		t.Errorf("Result %+v, delivered %v; want Succeeded, released, delivered", res, post.delivered.Load())
 	}
 }

@@ -30,9 +30,7 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/yaml"
 
-	"github.com/tfgen/tfgen/internal/testjob"
 	"github.com/tfgen/tfgen/pkg/cli"
-	"github.com/tfgen/tfgen/pkg/job"
 	"github.com/tfgen/tfgen/pkg/record"
 	"github.com/tfgen/tfgen/test/controlplane"
 	"github.com/tfgen/tfgen/test/harness"
@@ -44,14 +42,6 @@ const (
 	jobName    = "anchor"
 	shellImage = "tfgen.test/shell:1"
 )
-
-// tfJob is the TFJob both systems run: n workers that each sleep 3 s.
-func tfJob(n int) []byte {
-	return testjob.New(jobName).Namespace(namespace).CleanPodPolicy(job.CleanRunning).
-		Edit(func(j *job.Job) { j.SuccessPolicy = job.SuccessAllWorkers }).
-		Replica(job.Worker, int32(n), testjob.RestartPolicy(job.RestartNever), testjob.Image(shellImage), testjob.Command("sleep", "3")).
-		YAML()
-}
 
 // system is a way to run the job: Kubeflow's operator or tfgen.
 type system interface {
@@ -65,11 +55,14 @@ type system interface {
 }
 
 // kubeflow creates the TFJob for the operator.
-type kubeflow struct{ n int }
+type kubeflow struct {
+	shape shape
+	n     int
+}
 
 func (k kubeflow) apply(ctx context.Context, dyn dynamic.Interface) error {
 	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(tfJob(k.n), &u.Object); err != nil {
+	if err := yaml.Unmarshal(k.shape.tfJob(k.n), &u.Object); err != nil {
 		return err
 	}
 	_, err := dyn.Resource(tfjobs).Namespace(namespace).Create(ctx, u, metav1.CreateOptions{})
@@ -106,9 +99,9 @@ var background = metav1.DeleteOptions{PropagationPolicy: new(metav1.DeletePropag
 // tfgen renders the same TFJob and creates what it renders.
 type tfgen struct{ objects []*unstructured.Unstructured }
 
-func newTfgen(n int, flags ...string) (*tfgen, error) {
+func newTfgen(s shape, n int, flags ...string) (*tfgen, error) {
 	var out, errOut bytes.Buffer
-	cmd := cli.NewRootCmd(cli.Streams{In: bytes.NewReader(tfJob(n)), Out: &out, ErrOut: &errOut})
+	cmd := cli.NewRootCmd(cli.Streams{In: bytes.NewReader(s.tfJob(n)), Out: &out, ErrOut: &errOut})
 	cmd.SetArgs(append([]string{"render", "-f", "-", "-n", namespace, "--format", "json"}, flags...))
 	if err := cmd.Execute(); err != nil {
 		return nil, fmt.Errorf("render: %v\n%s", err, errOut.String())
@@ -219,6 +212,7 @@ func waitObject(ctx context.Context, r dynamic.ResourceInterface, cond func(*uns
 
 // result is one run's figures.
 type result struct {
+	shape                       string
 	system                      string
 	n                           int
 	exact                       bool
@@ -230,7 +224,19 @@ type result struct {
 	pods                        nodeagent.Usage
 	started                     time.Duration // the last pod's container started, from the apply
 	operatorCPU                 time.Duration
+	// What finished replicas held after their training ended (a shape
+	// whose workers say when: early), and how many trained again.
+	held  held
+	again int
 }
+
+// releaseTarget is the most a job's pods may take, after it succeeded,
+// to hold nothing (issue 41, at 1,000 workers).
+const releaseTarget = 5 * time.Second
+
+// holdTarget is the most a finished replica may hold anything after its
+// training ended (issue 41).
+const holdTarget = 2 * time.Second
 
 // line is the result for hack/bench-anchor.sh: "anchor" and name=value pairs.
 func (r result) line() string {
@@ -247,18 +253,34 @@ func (r result) line() string {
 		}
 		return strconv.FormatFloat(float64(b)/float64(r.pods.Peak.Pods)/(1<<20), 'f', 1, 64)
 	}
-	return fmt.Sprintf("anchor system=%s n=%d succeeded=%s exact=%t half_released=%s released=%s gone=%s api_cpu_succeeded=%s api_cpu=%s "+
+	f := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+	return fmt.Sprintf("anchor shape=%s system=%s n=%d succeeded=%s exact=%t half_released=%s released=%s gone=%s api_cpu_succeeded=%s api_cpu=%s "+
 		"requests=%d writes=%d 409=%d 429=%d 5xx=%d pods_cpu=%s rss_per_pod_mb=%s supervisors_per_pod_mb=%s "+
-		"supervisors_rss_at_peak_mb=%s supervisors_pss_at_peak_mb=%s started=%s operator_cpu=%s",
-		r.system, r.n, secs(r.succeeded), r.exact, secs(r.halfReleased), secs(r.released), secs(r.gone), secs(r.apiToSucceeded), secs(r.apiLife),
+		"supervisors_rss_at_peak_mb=%s supervisors_pss_at_peak_mb=%s started=%s operator_cpu=%s "+
+		"released_after=%s release_target=%s ended=%d again=%d held_cpu=%s held_median=%s held_max=%s held_over=%d hold_target=%s held_open=%d",
+		r.shape, r.system, r.n, secs(r.succeeded), r.exact, secs(r.halfReleased), secs(r.released), secs(r.gone), secs(r.apiToSucceeded), secs(r.apiLife),
 		r.requests, r.writes, r.conflicts, r.throttled, r.fails, secs(r.pods.CPU), mb(r.pods.RSS), mb(r.pods.Named),
-		atPeak(r.pods.Peak.RSS), atPeak(r.pods.Peak.PSS), secs(r.started), secs(r.operatorCPU))
+		atPeak(r.pods.Peak.RSS), atPeak(r.pods.Peak.PSS), secs(r.started), secs(r.operatorCPU),
+		f((r.released-r.succeeded).Seconds(), 2), f(releaseTarget.Seconds(), 0), r.held.replicas, r.again, f(r.held.cpu, 1),
+		f(r.held.median(), 2), f(r.held.longest(), 2), r.held.over(holdTarget), f(holdTarget.Seconds(), 0), r.held.open)
 }
 
 func BenchmarkAnchor(b *testing.B) {
-	sizes, err := ints(env("TFGEN_ANCHOR_N", "100,500,1000"))
-	if err != nil {
-		b.Fatalf("TFGEN_ANCHOR_N: %v", err)
+	var runs []shape
+	for _, name := range strings.Split(env("TFGEN_ANCHOR_SHAPES", "same,early"), ",") {
+		s, err := shapeNamed(strings.TrimSpace(name))
+		if err != nil {
+			b.Fatalf("TFGEN_ANCHOR_SHAPES: %v", err)
+		}
+		runs = append(runs, s)
+	}
+	sizes := map[string][]int{}
+	for _, v := range []struct{ shape, name, def string }{{same.name, "TFGEN_ANCHOR_N", "100,500,1000"}, {early.name, "TFGEN_ANCHOR_EARLY_N", "1000"}} {
+		n, err := ints(env(v.name, v.def))
+		if err != nil {
+			b.Fatalf("%s: %v", v.name, err)
+		}
+		sizes[v.shape] = n
 	}
 	scratch := b.TempDir()
 	// The image's two builds side by side, as in the image: install copies
@@ -276,19 +298,22 @@ func BenchmarkAnchor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range sizes {
-		for _, sys := range strings.Split(env("TFGEN_ANCHOR_SYSTEMS", "kubeflow,jobset,tfgen,tfgen-copy,tfgen-pods"), ",") {
-			b.Run(fmt.Sprintf("%s/N=%d", sys, n), func(b *testing.B) {
-				for range b.N {
-					r := run(b, sys, n, runEnv{supervisor: supervisor, wrap: wrap, kubectl: kubectl, scratch: b.TempDir()})
-					fmt.Println(r.line())
-				}
-			})
+	for _, sh := range runs {
+		for _, n := range sizes[sh.name] {
+			for _, sys := range strings.Split(env("TFGEN_ANCHOR_SYSTEMS", "kubeflow,jobset,tfgen,tfgen-copy,tfgen-pods"), ",") {
+				b.Run(fmt.Sprintf("%s/%s/N=%d", sh.name, sys, n), func(b *testing.B) {
+					for range b.N {
+						r := run(b, sys, n, runEnv{shape: sh, supervisor: supervisor, wrap: wrap, kubectl: kubectl, scratch: b.TempDir()})
+						fmt.Println(r.line())
+					}
+				})
+			}
 		}
 	}
 }
 
 type runEnv struct {
+	shape            shape
 	supervisor, wrap string
 	kubectl          harness.Kubectl
 	scratch          string
@@ -319,7 +344,7 @@ func startNodes(ctx context.Context, cp *controlplane.ControlPlane, n int, e run
 				"ghcr.io/tfgen/tfsupervisor": {Files: map[string]string{"/tfsupervisor": e.supervisor, "/tfsupervisor-wrap": e.wrap}},
 				shellImage:                   {},
 			},
-			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100"), corev1.ResourceMemory: resource.MustParse("1Ti"),
+			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(e.shape.nodeCPU), corev1.ResourceMemory: resource.MustParse("1Ti"),
 				corev1.ResourcePods: *resource.NewQuantity(podsPerNode, resource.DecimalSI)},
 			MeasureUsage: true,
 			UsageName:    "tfsupervisor",
@@ -400,19 +425,19 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 			b.Fatal(err)
 		}
 		defer op.stop()
-		s = kubeflow{n: n}
+		s = kubeflow{shape: e.shape, n: n}
 	case "jobset":
-		s = jobSet{n: n}
+		s = jobSetSystem{shape: e.shape, n: n}
 	case "tfgen":
-		if s, err = newTfgen(n); err != nil {
+		if s, err = newTfgen(e.shape, n); err != nil {
 			b.Fatal(err)
 		}
 	case "tfgen-copy":
-		if s, err = newTfgen(n, "--supervisor-volume", "copy"); err != nil {
+		if s, err = newTfgen(e.shape, n, "--supervisor-volume", "copy"); err != nil {
 			b.Fatal(err)
 		}
 	case "tfgen-pods":
-		if s, err = newTfgen(n, "--endpoints", "pod"); err != nil {
+		if s, err = newTfgen(e.shape, n, "--endpoints", "pod"); err != nil {
 			b.Fatal(err)
 		}
 	default:
@@ -431,6 +456,10 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 	if err != nil {
 		b.Fatal(err)
 	}
+	statefulSets, err := watchSets(ctx, cs, namespace)
+	if err != nil {
+		b.Fatal(err)
+	}
 	before, err := scrapeRequests(ctx, cs)
 	if err != nil {
 		b.Fatal(err)
@@ -441,7 +470,7 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		profile = startProfile(ctx, b, cp, sys, n)
 	}
 
-	r := result{system: sys, n: n}
+	r := result{shape: e.shape.name, system: sys, n: n}
 	start := time.Now()
 	if err := s.apply(ctx, dyn); err != nil {
 		b.Fatal(err)
@@ -472,6 +501,10 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 	}
 	fmt.Fprintf(os.Stderr, "%s, %d workers: the requests from Succeeded to released\n%s", sys, n, atReleased.since(atSucceeded).top(12))
 	fmt.Fprintf(os.Stderr, "%s, %d workers: after the job succeeded: %s\n", sys, n, pods.endsAfter(succeededAt, usageOf(agents).Ends))
+	fmt.Fprintf(os.Stderr, "%s, %d workers: %s\n", sys, n, pods.made(start))
+	if sum := statefulSets.summary(start); sum != "" {
+		fmt.Fprintf(os.Stderr, "%s, %d workers: the StatefulSets (from the apply):\n%s\n", sys, n, sum)
+	}
 	deleted := time.Now()
 	if err := s.remove(ctx, dyn); err != nil {
 		b.Fatal(err)
@@ -480,6 +513,26 @@ func run(b *testing.B, sys string, n int, e runEnv) result {
 		b.Fatalf("%s: pods left after the delete: %d (%v)", sys, pods.left(), err)
 	}
 	r.gone = time.Since(deleted)
+	if e.shape.script != nil {
+		var logDirs []string
+		for _, a := range agents {
+			logDirs = append(logDirs, a.LogDir())
+		}
+		ends, again, err := trainingEnds(logDirs, namespace)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.held, r.again = pods.finishedHeld(ends), len(again)
+		fmt.Fprintf(os.Stderr, "%s, %s, %d workers: %d replicas' training ended (%d again); their pods held %.1f node-s of CPU after it, %.2f s a replica at the median, %.2f s the longest, %d over %.0f s\n",
+			sys, e.shape.name, n, r.held.replicas, len(again), r.held.cpu, r.held.median(), r.held.longest(), r.held.over(holdTarget), holdTarget.Seconds())
+		for i, pod := range again {
+			if i == 3 {
+				fmt.Fprintf(os.Stderr, "... and %d more that trained again\n", len(again)-i)
+				break
+			}
+			fmt.Fprintf(os.Stderr, "%s trained again; its containers' output:\n%s", pod, podLogs(logDirs, namespace, pod))
+		}
+	}
 	r.apiLife = cp.CPUTime("kube-apiserver") - cpu0
 	after, err := scrapeRequests(ctx, cs)
 	if err != nil {

@@ -2,6 +2,7 @@ package anchor
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,12 +17,20 @@ var (
 	jobs    = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
 )
 
-// jobSetJob is the same job as a JobSet, as Kubeflow Trainer v2 lays out
+// jobSet is the same job as a JobSet, as Kubeflow Trainer v2 lays out
 // a job (it runs on JobSet): one replicated Job per replica type, here the
-// workers', an Indexed Job of n pods that each sleep 3 s, with the same
-// success rule (every worker: successPolicy All) and a headless Service
-// for the pods' names (JobSet's network, on by default).
-func jobSetJob(n int) []byte {
+// workers', an Indexed Job of n pods, with the same success rule: the
+// JobSet completes when all its Jobs have (successPolicy All), and the
+// Job when every index has succeeded (completions n, and no successPolicy
+// of the Job's own that would count fewer), so it runs until the last
+// worker; and a headless Service for the pods' names (JobSet's network,
+// on by default).
+func (s shape) jobSet(n int) []byte {
+	command, _ := json.Marshal(s.command(jobSetIndex))
+	var resources string
+	if s.cpu != "" {
+		resources = fmt.Sprintf("\n              resources:\n                requests:\n                  cpu: %q", s.cpu)
+	}
 	return fmt.Appendf(nil, `apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
 metadata:
@@ -45,16 +54,19 @@ spec:
             containers:
             - name: tensorflow
               image: %s
-              command: ["sleep", "3"]
-`, jobName, namespace, n, n, shellImage)
+              command: %s%s
+`, jobName, namespace, n, n, shellImage, command, resources)
 }
 
-// jobSet creates the JobSet for JobSet's controller.
-type jobSet struct{ n int }
+// jobSetSystem creates the JobSet for JobSet's controller.
+type jobSetSystem struct {
+	shape shape
+	n     int
+}
 
-func (j jobSet) apply(ctx context.Context, dyn dynamic.Interface) error {
+func (j jobSetSystem) apply(ctx context.Context, dyn dynamic.Interface) error {
 	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(jobSetJob(j.n), &u.Object); err != nil {
+	if err := yaml.Unmarshal(j.shape.jobSet(j.n), &u.Object); err != nil {
 		return err
 	}
 	_, err := dyn.Resource(jobSets).Namespace(namespace).Create(ctx, u, metav1.CreateOptions{})
@@ -63,7 +75,7 @@ func (j jobSet) apply(ctx context.Context, dyn dynamic.Interface) error {
 
 // succeeded waits for the JobSet's Completed condition; it is exact when
 // its Job counts every worker succeeded.
-func (j jobSet) succeeded(ctx context.Context, dyn dynamic.Interface, n int) (bool, error) {
+func (j jobSetSystem) succeeded(ctx context.Context, dyn dynamic.Interface, n int) (bool, error) {
 	_, err := waitObject(ctx, dyn.Resource(jobSets).Namespace(namespace), func(u *unstructured.Unstructured) (bool, error) {
 		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 		for _, c := range conds {
@@ -88,6 +100,6 @@ func (j jobSet) succeeded(ctx context.Context, dyn dynamic.Interface, n int) (bo
 	return done == int64(n), nil
 }
 
-func (j jobSet) remove(ctx context.Context, dyn dynamic.Interface) error {
+func (j jobSetSystem) remove(ctx context.Context, dyn dynamic.Interface) error {
 	return dyn.Resource(jobSets).Namespace(namespace).Delete(ctx, jobName, background)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -129,33 +130,66 @@ func (r requests) top(n int) string {
 }
 
 // pods follows a namespace's pods and says, at every change, whether a
-// condition holds.
+// condition holds; it keeps when each pod held what it requests.
 type pods struct {
 	store   cache.Store
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced at every change
 	ends    []time.Time   // when each pod was seen Succeeded or Failed
+	held    map[types.UID]*podHold
 }
 
 func watchPods(ctx context.Context, cs kubernetes.Interface, ns string) (*pods, error) {
-	p := &pods{changed: make(chan struct{})}
+	p := &pods{changed: make(chan struct{}), held: map[types.UID]*podHold{}}
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	inf := factory.Core().V1().Pods().Informer()
-	notify := func(any) {
+	// seen notes a pod's state (nil: gone) and wakes the waiters.
+	seen := func(uid types.UID, pod *corev1.Pod) {
+		now := time.Now()
 		p.mu.Lock()
+		defer p.mu.Unlock()
+		h := p.held[uid]
+		if h == nil && pod != nil {
+			h = &podHold{name: pod.Name, cpu: requestedCPU(&pod.Spec), made: now, gated: len(pod.Spec.SchedulingGates) > 0}
+			p.held[uid] = h
+		}
+		if h != nil && pod != nil && pod.Spec.NodeName != "" && h.bound.IsZero() {
+			h.bound = now
+		}
+		if h != nil {
+			switch holding := pod != nil && holds(pod); {
+			case holding && h.since.IsZero():
+				h.since = now
+			case !holding && !h.since.IsZero():
+				h.spans = append(h.spans, span{h.since, now})
+				h.since = time.Time{}
+			}
+		}
 		close(p.changed)
 		p.changed = make(chan struct{})
-		p.mu.Unlock()
+	}
+	add := func(o any) {
+		pod := o.(*corev1.Pod)
+		seen(pod.UID, pod)
 	}
 	update := func(old, o any) {
-		if was, is := old.(*corev1.Pod), o.(*corev1.Pod); !terminal(was) && terminal(is) {
+		was, is := old.(*corev1.Pod), o.(*corev1.Pod)
+		if !terminal(was) && terminal(is) {
 			p.mu.Lock()
 			p.ends = append(p.ends, time.Now())
 			p.mu.Unlock()
 		}
-		notify(o)
+		seen(is.UID, is)
 	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: notify, UpdateFunc: update, DeleteFunc: notify}); err != nil {
+	remove := func(o any) {
+		if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
+			o = d.Obj
+		}
+		if pod, ok := o.(*corev1.Pod); ok {
+			seen(pod.UID, nil)
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: add, UpdateFunc: update, DeleteFunc: remove}); err != nil {
 		return nil, err
 	}
 	factory.Start(ctx.Done())
@@ -198,16 +232,39 @@ func (p *pods) endsAfter(t time.Time, ends []time.Time) string {
 	return fmt.Sprintf("%d containers ended (10%%/50%%/90%%/last) %s; %d pods terminal in the API server %s", len(exited), q(exited), len(seen), q(seen))
 }
 
-// holding counts the pods that may still hold what they reserve: those
-// not Succeeded or Failed.
+// holding counts the pods that hold what they request (holds): bound to
+// a node and not Succeeded or Failed.
 func (p *pods) holding() int {
 	n := 0
 	for _, o := range p.store.List() {
-		if ph := o.(*corev1.Pod).Status.Phase; ph != corev1.PodSucceeded && ph != corev1.PodFailed {
+		if holds(o.(*corev1.Pod)) {
 			n++
 		}
 	}
 	return n
+}
+
+// finishedHeld is what the pods of finished replicas held after their
+// training ended (ends, by pod name), until now.
+func (p *pods) finishedHeld(ends map[string]time.Time) held {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	hs := make([]podHold, 0, len(p.held))
+	for _, h := range p.held {
+		hs = append(hs, *h)
+	}
+	return heldAfter(hs, ends, time.Now())
+}
+
+// made says how the pods came, from start (madeSummary).
+func (p *pods) made(start time.Time) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	hs := make([]podHold, 0, len(p.held))
+	for _, h := range p.held {
+		hs = append(hs, *h)
+	}
+	return madeSummary(hs, start)
 }
 
 // left counts the pods that exist.

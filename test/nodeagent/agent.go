@@ -226,7 +226,7 @@ func (a *Agent) sync(p *corev1.Pod) {
 	}
 	r := a.pods[p.UID]
 	if r == nil {
-		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if !startable(p) {
 			if p.DeletionTimestamp != nil {
 				a.wg.Add(1)
 				go func() { defer a.wg.Done(); a.remove(p) }()
@@ -254,6 +254,17 @@ func (a *Agent) sync(p *corev1.Pod) {
 		}
 		r.terminate(time.Duration(grace) * time.Second)
 	}
+}
+
+// startable reports whether a pod bound here that the agent does not run
+// yet is to start: not being deleted, not ended (as the kubelet, it does
+// not run again a pod that ended), and not scheduling-gated. The API
+// server binds no gated pod (kube-scheduler leaves it alone, and a
+// binding or a nodeName at creation is refused while it has gates), so
+// the last is a guard: a gated pod never runs here, whatever binds it.
+func startable(p *corev1.Pod) bool {
+	return p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed &&
+		len(p.Spec.SchedulingGates) == 0
 }
 
 // gone kills at once the processes of a pod that no longer exists.

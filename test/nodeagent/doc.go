@@ -24,8 +24,11 @@
 //   - Restarts: the container's own restartPolicy and restartPolicyRules
 //     (exit-code rules) win over the pod's restartPolicy; restartCount,
 //     lastState.terminated and a doubling back-off (CrashLoopBackOff).
-//   - Status: phase, the Initialized/ContainersReady/Ready conditions, podIP,
-//     container states with exit codes and termination messages, written
+//   - Status: phase (Succeeded or Failed once every main container ended
+//     for good and no sidecar runs, as the kubelet's getPhase: until then
+//     the pod is Running, and holds its requests), the
+//     Initialized/ContainersReady/Ready conditions, podIP, container
+//     states with exit codes and termination messages, written
 //     as the kubelet writes them: the pod read, then a strategic merge
 //     patch of its status with the pod's UID as a precondition, and only
 //     for a status newer than the one last written.
@@ -81,6 +84,14 @@
 //     ready), lifecycle hooks, envFrom and valueFrom other than fieldRef
 //     (the container then fails with CreateContainerConfigError); the next
 //     init container starts as soon as a sidecar's process has started.
+//
+// Scheduling: the agent runs the pods bound to its Node, by whatever binds
+// them (kube-scheduler in a control plane with Options.Scheduler, or a
+// test that sets spec.nodeName). A scheduling-gated pod is never bound
+// (the scheduler leaves it alone and the API server refuses to bind it);
+// the agent would not run one either. A pod that ended is not run again:
+// its controller makes another (a StatefulSet's under the same name, on
+// the Node the scheduler picks).
 //
 // Each container's output is appended to LogDir()/NAMESPACE/POD/CONTAINER.log,
 // kept after the pod is gone, for the test to show.

@@ -137,3 +137,22 @@ func TestCommandLineAndEnv(t *testing.T) {
 		}
 	}
 }
+
+func TestStartable(t *testing.T) {
+	now := metav1.Now()
+	for _, tc := range []struct {
+		name string
+		pod  corev1.Pod
+		want bool
+	}{
+		{"pending", corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodPending}}, true},
+		{"being deleted", corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &now}}, false},
+		{"succeeded", corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodSucceeded}}, false},
+		{"failed", corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed}}, false},
+		{"scheduling-gated", corev1.Pod{Spec: corev1.PodSpec{SchedulingGates: []corev1.PodSchedulingGate{{Name: "tfgen.io/finished"}}}}, false},
+	} {
+		if got := startable(&tc.pod); got != tc.want {
+			t.Errorf("%s: startable %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

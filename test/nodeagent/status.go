@@ -105,6 +105,14 @@ func (r *podRun) fillStatus(s *corev1.PodStatus) {
 			failed = true
 		}
 	}
+	// As the kubelet's getPhase, a running sidecar keeps the pod Running
+	// (and holding its requests) after the main containers ended, until
+	// it has stopped too.
+	for _, c := range r.initCtrs {
+		if c.sidecar && c.status.State.Running != nil {
+			live = true
+		}
+	}
 	switch {
 	case r.initFailed:
 		s.Phase = corev1.PodFailed

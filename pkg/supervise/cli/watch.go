@@ -146,6 +146,10 @@ func (o *options) serve(ctx context.Context, stderr io.Writer) error {
 		}
 	}
 	srv.Serve(ctx, ln)
+	if ctx.Err() == nil {
+		// Ended by EndWhen: the pod ends with this process.
+		supervise.DeliverLast(ctx, cfg.Logf, d.reporter)
+	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
 	if err := d.reporter.Flush(fctx); err != nil {
