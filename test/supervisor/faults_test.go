@@ -222,14 +222,21 @@ func (l *large) refuse(resource, verb string) []rbacv1.PolicyRule {
 	if _, err := roles.Update(l.T.Context(), role, metav1.UpdateOptions{}); err != nil {
 		l.T.Fatal(err)
 	}
-	// The authorizer follows Roles through a cache: wait until it refuses.
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User:               "system:serviceaccount:" + l.Namespace + ":j-tfjob",
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: l.Namespace, Verb: verb, Resource: resource}}}
-	if r, sub, ok := strings.Cut(resource, "/"); ok {
-		sar.Spec.ResourceAttributes.Resource, sar.Spec.ResourceAttributes.Subresource = r, sub
-		sar.Spec.ResourceAttributes.Group = "apps"
+	// The authorizer follows Roles through a cache: wait until it refuses
+	// what the rule allowed (its group, and its first name if it has any:
+	// a request with no name never matches a rule of names).
+	attrs := &authorizationv1.ResourceAttributes{Namespace: l.Namespace, Verb: verb}
+	attrs.Resource, attrs.Subresource, _ = strings.Cut(resource, "/")
+	for _, r := range before {
+		if slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) {
+			attrs.Group = r.APIGroups[0]
+			if len(r.ResourceNames) > 0 {
+				attrs.Name = r.ResourceNames[0]
+			}
+		}
 	}
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: "system:serviceaccount:" + l.Namespace + ":j-tfjob", ResourceAttributes: attrs}}
 	harness.Poller{Interval: 50 * time.Millisecond, Timeout: time.Minute}.Poll(l.T, verb+" "+resource+" refused", func(ctx context.Context) (bool, string, error) {
 		got, err := l.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
 		if err != nil {
