@@ -39,6 +39,7 @@ func BenchmarkChiefExitToTeardown(b *testing.B) {
 
 func chiefExit(b *testing.B) (time.Duration, float64) {
 	j := newJob(b, "chief:1:2222,ps:2:2222,worker:2:2222", map[string]int32{"chief": 1, "ps": 2, "worker": 2})
+	j.keeper()
 	j.pod("j-chief-0")
 	dir := b.TempDir()
 	ready, release := filepath.Join(dir, "ready"), filepath.Join(dir, "release")
@@ -123,6 +124,7 @@ func restartGap(b *testing.B, relayed bool) time.Duration {
 		// Each run fails (exit 1) and OnFailure restarts it; the last one,
 		// past --max-restarts, fails the job and is the supervisor's exit.
 		flags := []string{"--restart-policy", "OnFailure", "--max-restarts", strconv.Itoa(cycles - 1)}
+		j.keeper(flags...)
 		kubeconfig := j.cp.Kubeconfig()
 		var sidecar *proc
 		if relayed {

@@ -51,6 +51,7 @@ func TestDisruptionWrapMode(t *testing.T) {
 	for _, how := range []string{"SIGTERM", "node lost"} {
 		t.Run(how, func(t *testing.T) {
 			j := newJob(t, "worker:1:2222", map[string]int32{"worker": 1})
+			j.keeperEnv(noRestartLeft)
 			j.pod("j-worker-0")
 			ready := filepath.Join(t.TempDir(), "ready")
 			if err := syscall.Mkfifo(ready, 0o600); err != nil {
@@ -91,6 +92,7 @@ func TestDisruptionSidecarMode(t *testing.T) {
 	for _, how := range []string{"delete", "evict", "kubelet eviction"} {
 		t.Run(how, func(t *testing.T) {
 			j := newJob(t, "worker:1:2222", map[string]int32{"worker": 1})
+			j.keeperEnv(noRestartLeft)
 			w := &replicaIn{j: j, pod: "j-worker-0", mode: "watch", env: noRestartLeft}
 			w.start("")
 			j.WaitRecords("the worker to run", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateRunning })
@@ -148,8 +150,9 @@ func TestOOMCappedByBackoffLimit(t *testing.T) {
 	for _, mode := range []string{"run", "watch"} {
 		t.Run(mode, func(t *testing.T) {
 			j := newJob(t, "worker:1:2222", map[string]int32{"worker": 1})
-			w := &replicaIn{j: j, pod: "j-worker-0", mode: mode,
-				env: []string{"TFSUPERVISOR_RESTART_POLICY=ExitCode", "TFSUPERVISOR_BACKOFF_LIMIT=2"}}
+			env := []string{"TFSUPERVISOR_RESTART_POLICY=ExitCode", "TFSUPERVISOR_BACKOFF_LIMIT=2"}
+			j.keeperEnv(env)
+			w := &replicaIn{j: j, pod: "j-worker-0", mode: mode, env: env}
 			w.start(`kill -9 $$`)
 			if mode == "watch" {
 				for n := range int32(3) {

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/tfgen/tfgen/pkg/record"
+	"github.com/tfgen/tfgen/pkg/supervise"
 	"github.com/tfgen/tfgen/test/harness"
 )
 
@@ -24,9 +25,9 @@ import (
 // outcome, every exit counted, and every StatefulSet at zero.
 
 // wrapped is a wrap-mode replica as tfgen renders it: tfsupervisor watch
-// --socket, the pod's native sidecar (the API rights, and the job's keeper
-// in the keeper's replica), and tfsupervisor run --socket wrapping script
-// in the training container, which holds no credentials.
+// --socket, the pod's native sidecar (the API rights), and tfsupervisor
+// run --socket wrapping script in the training container, which holds no
+// credentials. The job's keeper runs in a pod of its own (keeper).
 type wrapped struct {
 	j          *job
 	pod        string
@@ -121,13 +122,14 @@ func (j *job) released(types ...string) {
 	j.WaitReplicas(want)
 }
 
-// TestKeeperKilledMidJob: the keeper's container (the chief's sidecar)
-// and a worker's sidecar are SIGKILLed mid-job; while they are down one
-// worker succeeds and the other fails and restarts (under backoffLimit,
-// so it waits for the new keeper's grant), the failure reported by its
-// training container once its sidecar is back. The new keeper counts
-// every exit, the chief's success ends the job, and every StatefulSet
-// goes to zero.
+// TestKeeperKilledMidJob: the keeper (its pod's only container) and a
+// worker's sidecar are SIGKILLed mid-job; while they are down one worker
+// succeeds and the other fails and restarts (under backoffLimit, so it
+// waits for the new keeper's grant), the failure reported by its training
+// container once its sidecar is back. The new keeper counts every exit,
+// gates the workers' pods (worker-0 finished below worker-1), the chief's
+// success ends the job, and every StatefulSet goes to zero, the keeper's
+// own last.
 func TestKeeperKilledMidJob(t *testing.T) {
 	j := newJob(t, "chief:1:2222,ps:1:2222,worker:2:2222", map[string]int32{"chief": 1, "ps": 1, "worker": 2})
 	g := newGates(t, "chief-0", "worker-0", "worker-1")
@@ -142,23 +144,30 @@ func TestKeeperKilledMidJob(t *testing.T) {
 		}
 		pods[r] = j.wrap("j-"+r, kc, script, nil, flags...)
 	}
+	k := j.keeper(flags...)
 	j.running(0, "j-chief-0", "j-ps-0", "j-worker-0", "j-worker-1")
-	pods["chief-0"].sidecar.kill()
+	k.kill()
 	pods["worker-1"].sidecar.kill()
 	g.open("worker-0", 1, 0)
 	g.open("worker-1", 1, 1)
 	j.WaitRecords("worker-0's success", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateSucceeded })
 	pods["worker-1"].startSidecar()
 	j.WaitRecords("worker-1's failure", []string{"j-worker-1"}, func(r record.Replica) bool { return r.State == record.StateRestarting })
-	pods["chief-0"].startSidecar()
+	k.start()
 	j.running(1, "j-worker-1") // granted by the new keeper
+	j.WaitStatus("the workers gated", func(s *record.Status) bool { return slices.Contains(s.Gated, "worker") })
 	g.open("worker-1", 2, 0)
 	g.open("chief-0", 1, 0)
-	s := j.WaitStatus("the job to end", (*record.Status).Ended)
+	j.WaitStatus("the job to end", (*record.Status).Ended)
 	j.released("chief", "ps", "worker")
+	j.keeperReleased()
+	s := j.Status()
 	want := map[string]*record.ReplicaStatus{"Chief": {Succeeded: 1}, "PS": {Succeeded: 1}, "Worker": {Succeeded: 2}}
 	if diff := cmp.Diff(want, s.ReplicaStatuses); diff != "" || !s.IsTrue(record.JobSucceeded) || s.Restarts != 1 {
 		t.Errorf("status %s: want Succeeded, 1 restart, replicas (-want +got):\n%s", j.StatusJSON(), diff)
+	}
+	if !slices.Equal(s.Gated, []string{"worker"}) {
+		t.Errorf("status %s: want the workers gated (worker-0 finished below worker-1)", j.StatusJSON())
 	}
 	if r := j.Record("j-worker-1"); r.Restarts != 1 || r.State != record.StateSucceeded {
 		t.Errorf("worker-1's record %+v: want Succeeded after 1 restart", r)
@@ -167,33 +176,36 @@ func TestKeeperKilledMidJob(t *testing.T) {
 
 // TestTeardownRefusedThenRestored: the job's Role loses its rule to scale
 // the StatefulSets before the job ends. The keeper records the release
-// and warns, the StatefulSets staying as they were; its container is then
-// killed, the rule restored, and the new keeper finishes the teardown.
+// and warns, the StatefulSets staying as they were; it is then killed,
+// the rule restored, and the new keeper finishes the teardown, its own
+// StatefulSet last.
 func TestTeardownRefusedThenRestored(t *testing.T) {
 	l := newLarge(t, "chief:1:2222,ps:1:2222,worker:1:2222", map[string]int32{"chief": 1, "ps": 1, "worker": 1})
 	g := newGates(t, "chief-0", "worker-0")
-	chief := l.wrap("j-chief-0", l.kubeconfig, g.script("chief-0"), nil)
+	l.wrap("j-chief-0", l.kubeconfig, g.script("chief-0"), nil)
 	l.wrap("j-ps-0", l.kubeconfig, ps, nil)
 	l.wrap("j-worker-0", l.kubeconfig, g.script("worker-0"), nil)
+	k := l.keeper()
 	l.running(0, "j-chief-0", "j-ps-0", "j-worker-0")
 	rules := l.refuse("statefulsets/scale", "patch")
 	g.open("worker-0", 1, 0)
 	g.open("chief-0", 1, 0)
-	s := l.WaitStatus("every type released", func(s *record.Status) bool { return len(s.Teardown) == 3 })
-	if !s.IsTrue(record.JobSucceeded) || s.Teardown[2] != "chief" {
-		t.Errorf("status %s: want Succeeded, every type released, the keeper's own (chief) last", l.StatusJSON())
+	s := l.WaitStatus("every type released", func(s *record.Status) bool { return len(s.Teardown) == 4 })
+	if !s.IsTrue(record.JobSucceeded) || s.Teardown[3] != supervise.KeeperType {
+		t.Errorf("status %s: want Succeeded, every type released, the keeper's own last", l.StatusJSON())
 	}
 	harness.Poller{Interval: 100 * time.Millisecond, Timeout: time.Minute}.Poll(t, "the refusal warned of", func(context.Context) (bool, string, error) {
-		reasons := l.EventReasons("j-chief-0")
+		reasons := l.EventReasons(l.keeperName("0"))
 		return slices.Contains(reasons, "TeardownFailed"), fmt.Sprint(reasons), nil
 	})
 	if got := l.Replicas(); got["chief"] != 1 || got["ps"] != 1 || got["worker"] != 1 {
 		t.Fatalf("replicas %v with the scale refused", got)
 	}
-	chief.sidecar.kill()
+	k.kill()
 	l.restoreRules(rules)
-	chief.startSidecar()
+	k.start()
 	l.released("chief", "ps", "worker")
+	l.keeperReleased()
 	if s := l.Status(); !s.HasSucceeded("worker", 0) || !s.HasSucceeded("chief", 0) {
 		t.Errorf("status %s: want the chief and the worker in the succeeded set", l.StatusJSON())
 	}
@@ -222,14 +234,21 @@ func (l *large) refuse(resource, verb string) []rbacv1.PolicyRule {
 	if _, err := roles.Update(l.T.Context(), role, metav1.UpdateOptions{}); err != nil {
 		l.T.Fatal(err)
 	}
-	// The authorizer follows Roles through a cache: wait until it refuses.
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User:               "system:serviceaccount:" + l.Namespace + ":j-tfjob",
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: l.Namespace, Verb: verb, Resource: resource}}}
-	if r, sub, ok := strings.Cut(resource, "/"); ok {
-		sar.Spec.ResourceAttributes.Resource, sar.Spec.ResourceAttributes.Subresource = r, sub
-		sar.Spec.ResourceAttributes.Group = "apps"
+	// The authorizer follows Roles through a cache: wait until it refuses
+	// what the rule allowed (its group, and its first name if it has any:
+	// a request with no name never matches a rule of names).
+	attrs := &authorizationv1.ResourceAttributes{Namespace: l.Namespace, Verb: verb}
+	attrs.Resource, attrs.Subresource, _ = strings.Cut(resource, "/")
+	for _, r := range before {
+		if slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) {
+			attrs.Group = r.APIGroups[0]
+			if len(r.ResourceNames) > 0 {
+				attrs.Name = r.ResourceNames[0]
+			}
+		}
 	}
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: "system:serviceaccount:" + l.Namespace + ":j-tfjob", ResourceAttributes: attrs}}
 	harness.Poller{Interval: 50 * time.Millisecond, Timeout: time.Minute}.Poll(l.T, verb+" "+resource+" refused", func(ctx context.Context) (bool, string, error) {
 		got, err := l.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
 		if err != nil {
@@ -254,32 +273,35 @@ func (l *large) restoreRules(rules []rbacv1.PolicyRule) {
 	}
 }
 
-// TestKeeperRecordsItsOwnEndBeforeRelease: the chief, whose sidecar keeps
-// the job, succeeds while the job's Role may not patch pods, so its record
-// cannot reach its pod. The job ends Succeeded with the chief counted in
-// the same write, the worker's type goes, and the chief's waits: its pod
-// would take the record with it. Once the rule is back, the record lands,
-// then the type goes.
-func TestKeeperRecordsItsOwnEndBeforeRelease(t *testing.T) {
+// TestRecordRefusedThenRestored: the chief, which decides, succeeds
+// while the job's Role may not patch pods, so its record cannot reach its
+// pod. The keeper, which decides from the replicas' records on their pods
+// alone, lets the job run meanwhile. Once the rule is back the record
+// lands, the job ends Succeeded with every replica counted, and the types
+// go, the keeper's own last.
+func TestRecordRefusedThenRestored(t *testing.T) {
 	l := newLarge(t, "chief:1:2222,worker:1:2222", map[string]int32{"chief": 1, "worker": 1})
 	g := newGates(t, "chief-0", "worker-0")
-	l.wrap("j-chief-0", l.kubeconfig, g.script("chief-0"), nil)
+	chief := l.wrap("j-chief-0", l.kubeconfig, g.script("chief-0"), nil)
 	l.wrap("j-worker-0", l.kubeconfig, g.script("worker-0"), nil)
+	l.keeper()
 	l.running(0, "j-chief-0", "j-worker-0")
 	g.open("worker-0", 1, 0)
 	l.WaitRecords("worker-0's success", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateSucceeded })
 	rules := l.refuse("pods", "patch")
 	g.open("chief-0", 1, 0)
-	s := l.WaitStatus("the job to end", (*record.Status).Ended)
-	want := map[string]*record.ReplicaStatus{"Chief": {Succeeded: 1}, "Worker": {Succeeded: 1}}
-	if diff := cmp.Diff(want, s.ReplicaStatuses); diff != "" || !s.IsTrue(record.JobSucceeded) {
-		t.Errorf("status %s: want Succeeded, replicas (-want +got):\n%s", l.StatusJSON(), diff)
-	}
-	if slices.Contains(s.Teardown, "chief") {
-		t.Errorf("status %s: the chief released before its record reached its pod (%+v)", l.StatusJSON(), l.Record("j-chief-0"))
+	chief.sidecar.out.waitLine(t, "report state on pod j-chief-0") // refused; trying again
+	if s := l.Status(); s.Ended() || len(s.Teardown) > 0 {
+		t.Errorf("status %s while the chief's record could not reach its pod (%+v): want the job running", l.StatusJSON(), l.Record("j-chief-0"))
 	}
 	l.restoreRules(rules)
+	s := l.WaitStatus("the job to end", (*record.Status).Ended)
+	want := map[string]*record.ReplicaStatus{"Chief": {Succeeded: 1}, "Worker": {Succeeded: 1}}
+	if diff := cmp.Diff(want, s.ReplicaStatuses); diff != "" || !s.IsTrue(record.JobSucceeded) || !s.HasSucceeded("chief", 0) {
+		t.Errorf("status %s: want Succeeded by the chief, replicas (-want +got):\n%s", l.StatusJSON(), diff)
+	}
 	l.released("chief", "worker")
+	l.keeperReleased()
 	if r := l.Record("j-chief-0"); r.State != record.StateSucceeded {
 		t.Errorf("the chief's record %+v once its type was released: want Succeeded", r)
 	}
@@ -302,6 +324,7 @@ func TestAPIServerDown(t *testing.T) {
 		}
 		j.wrap("j-"+r, kc, script, nil, flags...)
 	}
+	j.keeper(flags...)
 	j.running(0, "j-chief-0", "j-ps-0", "j-worker-0", "j-worker-1")
 	j.cp.StopAPIServer()
 	outage := time.After(10 * time.Second) // the fault: how long the API is gone
@@ -316,8 +339,8 @@ func TestAPIServerDown(t *testing.T) {
 	s := j.Within(2*time.Minute).WaitStatus("the job to end", (*record.Status).Ended)
 	j.Within(2 * time.Minute).WaitReplicas(map[string]int32{"chief": 0, "ps": 0, "worker": 0})
 	want := map[string]*record.ReplicaStatus{"Chief": {Succeeded: 1}, "PS": {Succeeded: 1}, "Worker": {Succeeded: 2}}
-	// The chief's exit reached its keeper first: the workers' records,
-	// late, are counted once the API is back.
+	// The exits may reach the keeper in any order once the API is back:
+	// the workers' records, if late, are counted then.
 	defer func() {
 		if t.Failed() {
 			for _, p := range []string{"j-worker-0", "j-worker-1", "j-chief-0"} {
@@ -331,8 +354,8 @@ func TestAPIServerDown(t *testing.T) {
 	if diff := cmp.Diff(want, s.ReplicaStatuses); diff != "" || !s.IsTrue(record.JobSucceeded) {
 		t.Errorf("status %s: want Succeeded, replicas (-want +got):\n%s", j.StatusJSON(), diff)
 	}
-	// The keeper's own replica decided the job while its record could not
-	// reach its pod: its type went only once the record had.
+	// The chief decided the job: its type went only once its record had
+	// reached its pod.
 	if r := j.Record("j-chief-0"); r.State != record.StateSucceeded {
 		t.Errorf("the chief's record %+v after its type was released: want Succeeded", r)
 	}
@@ -351,6 +374,7 @@ func TestStopIgnoredSIGTERM(t *testing.T) {
 	// Both the shell and its sleep ignore SIGTERM (an ignored signal stays
 	// ignored across exec).
 	j.wrap("j-worker-0", kc, `trap '' TERM; echo deaf; sleep 100000`, nil, "--grace-period", "2s")
+	j.keeper()
 	j.running(0, "j-chief-0", "j-worker-0")
 	g.open("chief-0", 1, 0)
 	j.WaitRecords("the worker killed", []string{"j-worker-0"}, func(r record.Replica) bool { return r.State == record.StateStopped })

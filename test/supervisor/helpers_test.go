@@ -3,10 +3,12 @@ package supervisor
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +20,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/tfgen/tfgen/pkg/operate"
+	"github.com/tfgen/tfgen/pkg/supervise"
 	"github.com/tfgen/tfgen/test/controlplane"
 	"github.com/tfgen/tfgen/test/harness"
 )
@@ -52,12 +56,14 @@ func TestMain(m *testing.M) {
 }
 
 // job is a job's objects in a fresh namespace: the record ConfigMap, and
-// a StatefulSet and pods per replica type of roles ("chief:1:2222,...").
-// Its waits take a minute at most.
+// a StatefulSet and pods per replica type of roles ("chief:1:2222,...");
+// its keeper is made by keeper. Its waits take a minute at most.
 type job struct {
 	*harness.Job
 	cp    *controlplane.ControlPlane
 	roles string
+	// sts stands in for the StatefulSet controller (observer).
+	sts *observer
 }
 
 func newJob(t testing.TB, roles string, replicas map[string]int32) *job {
@@ -66,7 +72,8 @@ func newJob(t testing.TB, roles string, replicas map[string]int32) *job {
 	cs := cp.Client()
 	ctx := t.Context()
 	ns := harness.Namespace(t, cs, "sup", nil)
-	j := &job{Job: &harness.Job{T: t, Client: cs, Namespace: ns, Name: "j", Timeout: time.Minute}, cp: cp, roles: roles}
+	j := &job{Job: &harness.Job{T: t, Client: cs, Namespace: ns, Name: "j", Timeout: time.Minute}, cp: cp, roles: roles,
+		sts: observe(ctx, cs, ns)}
 	// No controller-manager here: the ServiceAccount admission needs the
 	// namespace's default ServiceAccount made by hand.
 	if _, err := cs.CoreV1().ServiceAccounts(j.Namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
@@ -111,6 +118,91 @@ func (j *job) podObject(name string) *corev1.Pod {
 		Labels: map[string]string{"training.kubeflow.org/job-name": j.Name, "training.kubeflow.org/replica-type": typ, "app.kubernetes.io/managed-by": "tfgen"}},
 		Spec: corev1.PodSpec{NodeName: "node-1",
 			Containers: []corev1.Container{{Name: "tensorflow", Image: "tf"}, {Name: "tfsupervisor", Image: "sup"}}}}
+}
+
+// keeperPod is the job's keeper as tfgen renders it: the pod J-keeper-0
+// of its own StatefulSet J-keeper, with the keeper's labels and none of
+// training.kubeflow.org's (it is none of the job's replicas), running
+// tfsupervisor keep with the job's flags.
+type keeperPod struct {
+	j          *job
+	kubeconfig string
+	env, flags []string
+	p          *proc
+}
+
+// keeper makes the job's keeper (its StatefulSet and its pod) and starts
+// it with the job's flags, as the control plane's administrator.
+func (j *job) keeper(flags ...string) *keeperPod {
+	j.T.Helper()
+	k := j.makeKeeper(j.cp.Kubeconfig(), nil, flags...)
+	k.start()
+	return k
+}
+
+// keeperEnv is keeper with env, flags given as TFSUPERVISOR_ variables.
+func (j *job) keeperEnv(env []string, flags ...string) *keeperPod {
+	j.T.Helper()
+	k := j.makeKeeper(j.cp.Kubeconfig(), env, flags...)
+	k.start()
+	return k
+}
+
+// makeKeeper makes the job's keeper, to be started talking through
+// kubeconfig, with env (TFSUPERVISOR_ flags) and flags.
+func (j *job) makeKeeper(kubeconfig string, env []string, flags ...string) *keeperPod {
+	j.T.Helper()
+	ctx := j.T.Context()
+	labels := map[string]string{operate.LabelComponent: supervise.KeeperType, operate.LabelInstance: j.Name, operate.LabelManagedBy: operate.ManagedBy}
+	one := int32(1)
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: j.keeperName(""), Labels: labels},
+		Spec: appsv1.StatefulSetSpec{Replicas: &one, ServiceName: j.keeperName(""), Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: operate.SupervisorContainer, Image: "sup"}}}}}}
+	if _, err := j.Client.AppsV1().StatefulSets(j.Namespace).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
+		j.T.Fatal(err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: j.keeperName("0"), Labels: labels},
+		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: operate.SupervisorContainer, Image: "sup"}}}}
+	if _, err := j.Client.CoreV1().Pods(j.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		j.T.Fatal(err)
+	}
+	return &keeperPod{j: j, kubeconfig: kubeconfig, env: env, flags: flags}
+}
+
+// keeperName is the name of the keeper's StatefulSet (ordinal ""), or of
+// its pod of ordinal.
+func (j *job) keeperName(ordinal string) string {
+	name := j.Name + "-" + supervise.KeeperType
+	if ordinal != "" {
+		name += "-" + ordinal
+	}
+	return name
+}
+
+// start starts the keeper on its pod: again after it was killed, as the
+// kubelet restarts its container.
+func (k *keeperPod) start() {
+	k.j.T.Helper()
+	cmd := k.j.supervisor(k.j.keeperName("0"), k.kubeconfig, append([]string{"keep"}, k.flags...)...)
+	cmd.Env = append(cmd.Env, k.env...)
+	k.p = start(k.j.T, cmd)
+}
+
+// kill SIGKILLs the keeper.
+func (k *keeperPod) kill() { k.p.kill() }
+
+// keeperReleased waits until the keeper's own StatefulSet is at zero:
+// the keeper scales it last, once every type is released.
+func (j *job) keeperReleased() {
+	j.T.Helper()
+	harness.Poller{Interval: 100 * time.Millisecond, Timeout: j.Timeout}.Poll(j.T, "the keeper's StatefulSet at 0", func(ctx context.Context) (bool, string, error) {
+		s, err := j.Client.AppsV1().StatefulSets(j.Namespace).Get(ctx, j.keeperName(""), metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		return *s.Spec.Replicas == 0, fmt.Sprintf("replicas %d", *s.Spec.Replicas), nil
+	})
 }
 
 // supervisor returns tfsupervisor with args as pod's supervisor, talking
@@ -222,6 +314,21 @@ func (b *lockedBuffer) waitLine(t testing.TB, s string) {
 			}
 		case <-timeout:
 			t.Fatalf("no line with %q in:\n%s", s, b.String())
+		}
+	}
+}
+
+// waitLines reads lines until each of want has been in one, in any
+// order.
+func (b *lockedBuffer) waitLines(t testing.TB, want ...string) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for len(want) > 0 {
+		select {
+		case l := <-b.lines:
+			want = slices.DeleteFunc(want, func(s string) bool { return strings.Contains(l, s) })
+		case <-timeout:
+			t.Fatalf("no lines with %q in:\n%s", want, b.String())
 		}
 	}
 }

@@ -27,8 +27,10 @@ func jobRestart(tb testing.TB, n int) time.Duration {
 echo "$POD_NAME $n" > "$READY"
 if [ "$POD_NAME.$n" = j-worker-1.1 ]; then read x < "$GO"; exit 143; fi
 exec sleep 600`
+	flags := []string{"--restart-scope", "Job", "--restart-policy", "ExitCode", "--backoff-limit", "3"}
+	l.keeper(flags...)
 	for _, pod := range l.pods("worker", n) {
-		l.start(pod, script, "--restart-scope", "Job", "--restart-policy", "ExitCode", "--backoff-limit", "3")
+		l.start(pod, script, flags...)
 	}
 	l.awaitLines(ready, n, "workers running")
 	began := time.Now()

@@ -18,18 +18,21 @@ import (
 // sidecar, with the API client) and tfsupervisor run --socket (the
 // wrap-only build the image installs in the training container) around
 // the training process (here a sleep, not counted), on the loopback API
-// server. Two pods of one job: the keeper's (chief-0, which also follows
-// the job's pods and writes its status) and a plain worker's. Figures in
-// MB, once both replicas run and the supervisors have been quiet for
-// podMemSettle(): VmRSS per process and per pod, VmHWM (the peak since
-// start) per pod, and the pod's resident memory split into anonymous
-// pages (Go heap, stacks, runtime) and file pages (the binaries' text and
-// data as mapped), from /proc/PID/status; and the CPU time the pod's
-// supervisors used from their start to then (ms-cpu-pod, from
-// each thread's /proc/PID/task/TID/schedstat). Each figure is the largest of the runs.
+// server, and what the job's keeper holds in its own pod (tfsupervisor
+// keep, which follows the job's pods and writes its status). A job of a
+// chief and two workers: a worker's pod and the keeper's are measured.
+// Figures in MB, once both replicas run and the supervisors have been
+// quiet for podMemSettle(): VmRSS per process and per pod, VmHWM (the
+// peak since start) per pod, and the pod's resident memory split into
+// anonymous pages (Go heap, stacks, runtime) and file pages (the
+// binaries' text and data as mapped), from /proc/PID/status; and the CPU
+// time the pod's supervisors used from their start to then (ms-cpu-pod,
+// from each thread's /proc/PID/task/TID/schedstat). Each figure is the
+// largest of the runs.
 
 func BenchmarkPodMemory(b *testing.B) {
-	var keeper, plain podMem
+	var keeper procMem
+	var plain podMem
 	for b.Loop() {
 		k, p := podMemory(b, nil)
 		keeper, plain = keeper.max(k), plain.max(p)
@@ -59,6 +62,15 @@ func (m procMem) max(o procMem) procMem {
 	return procMem{max(m.rss, o.rss), max(m.hwm, o.hwm), max(m.anon, o.anon), max(m.file, o.file), max(m.cpu, o.cpu)}
 }
 
+// report reports m as the figures of a pod of one supervisor.
+func (m procMem) report(b *testing.B, pod string) {
+	b.ReportMetric(m.rss, "MB-rss-pod-"+pod)
+	b.ReportMetric(m.hwm, "MB-hwm-pod-"+pod)
+	b.ReportMetric(m.anon, "MB-anon-pod-"+pod)
+	b.ReportMetric(m.file, "MB-file-pod-"+pod)
+	b.ReportMetric(m.cpu, "ms-cpu-pod-"+pod)
+}
+
 // podMem is a pod's two supervisors.
 type podMem struct {
 	wrap, sidecar procMem
@@ -78,10 +90,11 @@ func (m podMem) report(b *testing.B, pod string) {
 	b.ReportMetric(m.wrap.cpu+m.sidecar.cpu, "ms-cpu-pod-"+pod)
 }
 
-// podMemory runs the two pods, their supervisors with env, and measures
-// them.
-func podMemory(b *testing.B, env []string) (keeper, plain podMem) {
+// podMemory runs the keeper and two replicas' pods, their supervisors
+// with env, and measures the keeper and the worker.
+func podMemory(b *testing.B, env []string) (keeper procMem, plain podMem) {
 	j := newJob(b, "chief:1:2222,worker:2:2222", map[string]int32{"chief": 1, "worker": 2})
+	k := j.keeperEnv(env)
 	type pod struct {
 		name              string
 		sidecar, training *proc
@@ -111,12 +124,13 @@ func podMemory(b *testing.B, env []string) (keeper, plain podMem) {
 	measure := func(p *pod) podMem {
 		return podMem{wrap: procMemory(b, p.training.cmd.Process.Pid), sidecar: procMemory(b, p.sidecar.cmd.Process.Pid)}
 	}
-	keeper, plain = measure(pods[0]), measure(pods[1])
+	keeper, plain = procMemory(b, k.p.cmd.Process.Pid), measure(pods[1])
 	if dir := os.Getenv("TFGEN_PODMEM_DUMP"); dir != "" {
 		for _, p := range pods {
 			_ = os.WriteFile(filepath.Join(dir, p.name+".sidecar.log"), []byte(p.sidecar.out.String()), 0o644)
 			_ = os.WriteFile(filepath.Join(dir, p.name+".wrap.log"), []byte(p.training.out.String()), 0o644)
 		}
+		_ = os.WriteFile(filepath.Join(dir, j.keeperName("0")+".log"), []byte(k.p.out.String()), 0o644)
 	}
 	for _, p := range pods {
 		_ = p.training.cmd.Process.Signal(syscall.SIGTERM)
@@ -126,6 +140,7 @@ func podMemory(b *testing.B, env []string) (keeper, plain podMem) {
 		p.training.stop()
 		p.sidecar.stop()
 	}
+	k.p.stop()
 	return keeper, plain
 }
 

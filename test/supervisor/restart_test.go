@@ -24,8 +24,10 @@ func TestSupervisorRestartKeepsCounts(t *testing.T) {
 	script := `n=$(cat "$COUNT" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$COUNT"
 if [ $n -eq 2 ]; then echo $$ > "$READY"; while :; do sleep 1; done; fi
 exit 1`
+	flags := []string{"--restart-policy", "OnFailure", "--max-restarts", "2"}
+	j.keeper(flags...)
 	startOne := func() *proc {
-		cmd := j.supervisor("j-worker-0", j.cp.Kubeconfig(), "run", "--restart-policy", "OnFailure", "--max-restarts", "2", "--", "sh", "-c", script)
+		cmd := j.supervisor("j-worker-0", j.cp.Kubeconfig(), append(append([]string{"run"}, flags...), "--", "sh", "-c", script)...)
 		cmd.Env = append(cmd.Env, "COUNT="+count, "READY="+ready)
 		return start(t, cmd)
 	}

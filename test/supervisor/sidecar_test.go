@@ -58,8 +58,10 @@ func TestSidecar(t *testing.T) {
 	j := newJob(t, "ps:1:2222,worker:1:2222", map[string]int32{"ps": 1, "worker": 1})
 	j.pod("j-worker-0")
 	k := &kubelet{j: j, pod: "j-worker-0"}
+	flags := []string{"--restart-policy", "ExitCode", "--backoff-limit", "3"}
+	j.keeper(flags...)
 	watch := func() *proc {
-		return start(t, j.supervisor("j-worker-0", j.cp.Kubeconfig(), "watch", "--container", "tensorflow", "--restart-policy", "ExitCode", "--backoff-limit", "3"))
+		return start(t, j.supervisor("j-worker-0", j.cp.Kubeconfig(), append([]string{"watch", "--container", "tensorflow"}, flags...)...))
 	}
 	pod := []string{"j-worker-0"}
 	first := watch()
@@ -67,8 +69,8 @@ func TestSidecar(t *testing.T) {
 	j.WaitRecords("the sidecar to see the container run", pod, func(r record.Replica) bool { return r.State == record.StateRunning })
 	k.set(0, terminated(137, 0), corev1.ContainerState{}) // OOM-killed: retryable
 	j.WaitStatus("the exit to count", func(s *record.Status) bool { return s.Restarts == 1 })
-	// The keeper beside this replica counts its exit before the record's
-	// patch reaches the pod: wait for the record.
+	// The keeper counts the exit from the record on the pod, which the
+	// status's watch event may overtake here: wait for the record.
 	j.WaitRecords("the exit on the pod", pod, func(r record.Replica) bool { return r.State != "" && r.State != record.StateRunning })
 	if r := j.Record("j-worker-0"); r.State != record.StateRestarting || r.LastExitCode == nil || *r.LastExitCode != 137 {
 		t.Errorf("after exit 137: %+v", r)

@@ -26,6 +26,7 @@ func TestTeardownByCleanPodPolicy(t *testing.T) {
 		t.Run(tc.policy, func(t *testing.T) {
 			j := newJob(t, "chief:1:2222,ps:2:2222,worker:2:2222", map[string]int32{"chief": 1, "ps": 2, "worker": 2})
 			j.pod("j-chief-0")
+			j.keeper("--clean-pod-policy", tc.policy)
 			p := start(t, j.supervisor("j-chief-0", j.cp.Kubeconfig(), "run", "--clean-pod-policy", tc.policy, "--", "true"))
 			if s := j.WaitStatus("the job to end", (*record.Status).Ended); !s.IsTrue(record.JobSucceeded) || s.CompletionTime == nil {
 				t.Errorf("status %+v: want Succeeded with a completion time", s)
@@ -37,7 +38,7 @@ func TestTeardownByCleanPodPolicy(t *testing.T) {
 			if diff := cmp.Diff(tc.want, j.Replicas()); diff != "" {
 				t.Errorf("replicas (-want +got):\n%s", diff)
 			}
-			reasons := strings.Join(j.EventReasons("j-chief-0"), ",")
+			reasons := strings.Join(j.EventReasons(j.keeperName("0")), ",")
 			for _, want := range []string{"JobSucceeded"} {
 				if !strings.Contains(reasons, want) {
 					t.Errorf("events %s: no %s", reasons, want)
