@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -313,6 +314,21 @@ func (b *lockedBuffer) waitLine(t testing.TB, s string) {
 			}
 		case <-timeout:
 			t.Fatalf("no line with %q in:\n%s", s, b.String())
+		}
+	}
+}
+
+// waitLines reads lines until each of want has been in one, in any
+// order.
+func (b *lockedBuffer) waitLines(t testing.TB, want ...string) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for len(want) > 0 {
+		select {
+		case l := <-b.lines:
+			want = slices.DeleteFunc(want, func(s string) bool { return strings.Contains(l, s) })
+		case <-timeout:
+			t.Fatalf("no lines with %q in:\n%s", want, b.String())
 		}
 	}
 }
