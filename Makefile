@@ -60,7 +60,7 @@ test: lint unit fuzz e2e image-test ## Everything CI runs.
 bench: build ## Performance table (DESIGN section 7).
 	@hack/bench.sh
 
-bench-anchor: build tools ## tfgen beside Kubeflow's training-operator v1.9.0 and JobSet v0.11.0 (built from the Go module proxy): N=100,500,1000 workers; not part of make test.
+bench-anchor: build tools ## tfgen beside Kubeflow's training-operator v1.9.0 and JobSet v0.11.0 (built from the Go module proxy): N=100,500,1000 workers, and half of 1000 finishing early (the CPU finished replicas hold); RELEASE=1 for the release check; not part of make test.
 	@hack/bench-anchor.sh
 
 IMAGE_DIR ?= $(CURDIR)/_output/image
