@@ -135,6 +135,38 @@ func TestKeeperGatesFinishedBelowRunning(t *testing.T) {
 	}
 }
 
+// TestKeeperGatesOnceEveryPodIsMade: worker-0 of three finishes while its
+// StatefulSet has not made worker-2's pod yet: the keeper does not gate
+// the workers' template (a template taken mid-sync would make the pods
+// still to come gated, and each finished replica given back would cost
+// the StatefulSet controller what it needs to make them). Once worker-2's
+// pod is there, it does.
+func TestKeeperGatesOnceEveryPodIsMade(t *testing.T) {
+	j := newJob(t, "worker:3:1", func(c *supervise.Job) { c.SuccessPolicy = supervise.AllWorkers })
+	ps := newPods()
+	for _, r := range []string{"worker-0", "worker-1"} {
+		ps.run(t, r, false)
+		ps.say(r, record.StateRunning)
+	}
+	k := j.keeper(-1)
+	k.Replicas = ps
+	runKeeper(t, k)
+
+	ps.say("worker-0", record.StateSucceeded)
+	j.wait("worker-0 counted", func(s *record.Status) bool { return s.HasSucceeded("worker", 0) })
+	// A call the keeper makes after it has seen worker-0 finished: worker-1's
+	// pod made again gated (as by an eviction) is lifted.
+	ps.gone("worker-1", record.StateStopped)
+	ps.run(t, "worker-1", true)
+	j.sc.await(t, "lift j-worker-1")
+	if diff := cmp.Diff([]string{"lift j-worker-1"}, j.sc.scaledTo()); diff != "" {
+		t.Fatalf("calls (-want +got): gated while worker-2's pod was still to be made?\n%s", diff)
+	}
+	ps.run(t, "worker-2", false)
+	j.sc.await(t, "lift j-worker-1", "gate worker")
+	j.wait("the workers gated", func(s *record.Status) bool { return slices.Equal(s.Gated, []string{"worker"}) })
+}
+
 // TestGatesAndLifts: which types a status wants gated, and which gated
 // pods it wants lifted.
 func TestGatesAndLifts(t *testing.T) {
